@@ -1,0 +1,227 @@
+"""The App: routes in ``"METHOD /path"`` form, pillars plugged in at start, served by uvicorn.
+
+The Starlette application behind an App is built lazily, on the first ASGI event, because the
+pillars it composes (auth above all) are chosen by configuration, and configuration is parsed
+after the module that creates the App has been imported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from fw import configuration as _config
+from fw.errors import ConfigError, StartupError
+from fw.problems import Problem, problem_from
+from fw.routing import Pattern, parse_pattern
+from fw.settings import ServerSettings
+
+logger = logging.getLogger("fw")
+
+Handler = Callable[[Request], Awaitable[Response]] | Callable[[Request], Response]
+StartupHook = Callable[[], Awaitable[None]]
+_ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+class Extension(Protocol):
+    """A pillar plugged into the App when it starts (authentication is one).
+
+    ``startup`` raises :class:`fw.StartupError` to refuse to start; it runs before the first
+    request, both under ``fw.run`` and under any ASGI server's lifespan.
+    """
+
+    def routes(self) -> Sequence[BaseRoute]: ...
+
+    def middleware(self) -> Sequence[Middleware]: ...
+
+    async def startup(self) -> None: ...
+
+    async def shutdown(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RouteEntry:
+    """One ``@app.route`` registration, kept for OpenAPI and for tools."""
+
+    pattern: Pattern
+    handler: Handler
+    name: str | None
+
+
+class App:
+    """An ASGI application. Create it at module level, decorate handlers, serve with ``fw.run``."""
+
+    def __init__(self, *, middleware: Sequence[Middleware] = (), debug: bool = False) -> None:
+        self.debug = debug
+        self.entries: list[RouteEntry] = []
+        self._mounts: list[BaseRoute] = []
+        self._middleware = list(middleware)
+        self._on_startup: list[StartupHook] = []
+        self._on_shutdown: list[StartupHook] = []
+        self._extensions: list[Extension] | None = None
+        self._asgi: ASGIApp | None = None
+
+    # Building the route table.
+    def route(self, pattern: str, *, name: str | None = None) -> Callable[[Handler], Handler]:
+        """Register a handler for ``"METHOD /path/{id}"`` (no method: every method)."""
+
+        def decorate(handler: Handler) -> Handler:
+            self.add_route(pattern, handler, name=name)
+            return handler
+
+        return decorate
+
+    def add_route(self, pattern: str, handler: Handler, *, name: str | None = None) -> None:
+        self._refuse_after_build("add a route")
+        self.entries.append(RouteEntry(parse_pattern(pattern), handler, name))
+
+    def mount(self, path: str, app: ASGIApp, *, name: str | None = None) -> None:
+        """Mount any ASGI application (static files, another framework) under ``path``."""
+        self._refuse_after_build("mount an application")
+        self._mounts.append(Mount(path, app=app, name=name))
+
+    def add_middleware(self, middleware_class: Any, **options: Any) -> None:
+        """Add any Starlette middleware; the first added is the outermost."""
+        self._refuse_after_build("add middleware")
+        self._middleware.append(Middleware(middleware_class, **options))
+
+    def on_startup(self, hook: StartupHook) -> StartupHook:
+        self._on_startup.append(hook)
+        return hook
+
+    def on_shutdown(self, hook: StartupHook) -> StartupHook:
+        self._on_shutdown.append(hook)
+        return hook
+
+    def _refuse_after_build(self, what: str) -> None:
+        if self._asgi is not None:
+            raise RuntimeError(f"cannot {what} after the App has started")
+
+    # Composition.
+    @property
+    def extensions(self) -> list[Extension]:
+        """The pillars configuration turned on; decided once, after configuration is parsed."""
+        if self._extensions is None:
+            _config.ensure_parsed()
+            from fw.auth.plugin import extension_for
+
+            self._extensions = [ext for ext in (extension_for(self),) if ext is not None]
+        return self._extensions
+
+    def build(self) -> ASGIApp:
+        """The Starlette application; built once."""
+        if self._asgi is None:
+            from fw.binding.limits import BodyLimitMiddleware
+            from fw.binding.openapi_route import openapi_routes
+
+            routes: list[BaseRoute] = []
+            for ext in self.extensions:
+                routes.extend(ext.routes())
+            for entry in self.entries:
+                routes.append(
+                    Route(
+                        entry.pattern.starlette_path,
+                        entry.handler,
+                        methods=_ALL_METHODS if entry.pattern.method is None else [entry.pattern.method],
+                        name=entry.name,
+                    )
+                )
+            routes.extend(openapi_routes(self))
+            routes.extend(self._mounts)
+            middleware = [Middleware(BodyLimitMiddleware)]
+            middleware.extend(self._middleware)
+            for ext in self.extensions:
+                middleware.extend(ext.middleware())
+            self._asgi = Starlette(
+                debug=self.debug,
+                routes=routes,
+                middleware=middleware,
+                exception_handlers={
+                    Problem: _render_error,
+                    HTTPException: _render_http_exception,
+                    Exception: _render_error,
+                },
+                lifespan=self._lifespan,
+            )
+        return self._asgi
+
+    async def startup(self) -> None:
+        """Run every startup check and hook; raises :class:`fw.StartupError` to refuse."""
+        for ext in self.extensions:
+            await ext.startup()
+        for hook in self._on_startup:
+            await hook()
+
+    async def shutdown(self) -> None:
+        for hook in reversed(self._on_shutdown):
+            await hook()
+        for ext in reversed(self.extensions):
+            await ext.shutdown()
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, _app: Starlette) -> AsyncIterator[None]:
+        await self.startup()
+        _config.print_summary_once()
+        try:
+            yield
+        finally:
+            await self.shutdown()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.build()(scope, receive, send)
+
+
+async def _render_error(request: Request, exc: Exception) -> Response:
+    problem = problem_from(exc)
+    if problem.status >= 500 and not isinstance(exc, Problem):
+        logger.exception("unhandled error in %s %s", request.method, request.url.path, exc_info=exc)
+    return problem.response()
+
+
+async def _render_http_exception(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return Problem(status=exc.status_code, code=code, headers=exc.headers).response()
+
+
+def run(app: App, argv: Sequence[str] | None = None) -> None:
+    """Parse configuration, refuse to start on any startup error, print the summary, serve.
+
+    A configuration or startup error prints one line to stderr and exits with status 1 before
+    anything listens; ``--generate-config toml|env`` prints a template and exits 0.
+    """
+    import uvicorn
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        _config.parse_config(args)
+        template = _config.requested_template()
+        if template is not None:
+            sys.stdout.write(template)
+            raise SystemExit(0)
+        asyncio.run(_preflight(app))
+    except (ConfigError, StartupError) as error:
+        sys.stderr.write(f"fw: {error}\n")
+        raise SystemExit(1) from None
+    server = _config.config(ServerSettings)
+    _config.print_summary_once()
+    uvicorn.run(app, host=server.host, port=server.port, log_level="info", lifespan="on")
+
+
+async def _preflight(app: App) -> None:
+    """Startup checks in their own event loop, so a refusal happens before uvicorn binds."""
+    await app.startup()
+    await app.shutdown()

@@ -1,0 +1,1 @@
+"""Authentication: five modes, sessions, guards, revocation, account seams."""

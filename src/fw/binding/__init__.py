@@ -1,0 +1,1 @@
+"""Request binding runtime: what generated binders call."""

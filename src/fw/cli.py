@@ -1,0 +1,140 @@
+"""The ``fw`` command: generate, run, dev, doctor, migrate.
+
+Every sub-command that starts or checks the application reads ``[tool.fw]`` from the nearest
+``pyproject.toml``; errors print one line to stderr and exit non-zero, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from fw.errors import ConfigError, StartupError
+from fw.generate import GenerationFailed, generate, is_stale
+from fw.generate.project import Project, ProjectError, load_project
+
+
+def _fail(message: str, status: int = 1) -> int:
+    sys.stderr.write(f"fw: {message}\n")
+    return status
+
+
+def _import_app(project: Project) -> object:
+    if not project.app or ":" not in project.app:
+        raise ProjectError('[tool.fw] app must name the App object as "module:attribute"')
+    module_name, _, attribute = project.app.partition(":")
+    root = str(project.root)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    module = importlib.import_module(module_name)
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise ProjectError(f"[tool.fw] app: {module_name} has no attribute {attribute!r}") from None
+
+
+def _regenerate_if_stale(project: Project) -> None:
+    if is_stale(project):
+        for path in generate(project):
+            sys.stderr.write(f"fw: regenerated {path.relative_to(project.root)}\n")
+
+
+def cmd_generate(project: Project, _rest: list[str]) -> int:
+    written = generate(project)
+    for path in written:
+        print(f"wrote {path.relative_to(project.root)}")
+    if not written:
+        print("generated code is up to date")
+    return 0
+
+
+def cmd_run(project: Project, rest: list[str]) -> int:
+    from fw.app import App, run
+
+    _regenerate_if_stale(project)
+    app = _import_app(project)
+    if not isinstance(app, App):
+        return _fail(f"[tool.fw] app {project.app} is not an fw.App")
+    run(app, rest)
+    return 0
+
+
+def cmd_dev(project: Project, rest: list[str]) -> int:
+    """Development server: regenerate, apply migrations, start the development provider if asked."""
+    from fw.devserver import run_dev
+
+    _regenerate_if_stale(project)
+    return run_dev(project, rest, import_app=_import_app)
+
+
+def cmd_doctor(project: Project, rest: list[str]) -> int:
+    """Parse configuration and run every startup check without serving."""
+    from fw import configuration
+    from fw.app import App
+
+    app = _import_app(project)
+    if not isinstance(app, App):
+        return _fail(f"[tool.fw] app {project.app} is not an fw.App")
+    configuration.parse_config(rest)
+    problems = configuration.doctor_report()
+
+    async def check() -> None:
+        await app.startup()
+        await app.shutdown()
+
+    try:
+        asyncio.run(check())
+    except StartupError as error:
+        problems.append(f"error: {error}")
+    for line in problems:
+        print(line)
+    if any(line.startswith("error") for line in problems):
+        return 1
+    print("doctor: no problems found")
+    return 0
+
+
+def cmd_migrate(project: Project, rest: list[str]) -> int:
+    from fw import configuration
+    from fw.rdb.migrate import upgrade
+
+    configuration.parse_config(rest)
+    for line in asyncio.run(upgrade()):
+        print(line)
+    return 0
+
+
+COMMANDS = {
+    "generate": (cmd_generate, "write binders, config loaders and the OpenAPI document"),
+    "run": (cmd_run, "serve the application"),
+    "dev": (cmd_dev, "serve for development (generation, migrations, development identity provider)"),
+    "doctor": (cmd_doctor, "check configuration and startup preconditions"),
+    "migrate": (cmd_migrate, "apply pending database migrations"),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fw", description="The fw framework's command line.")
+    parser.add_argument("--project", type=Path, default=None, help="project directory (default: cwd)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, (_, description) in COMMANDS.items():
+        commands.add_parser(name, help=description, add_help=False)
+    args, rest = parser.parse_known_args(argv)
+    handler = COMMANDS[args.command][0]
+    try:
+        project = load_project(args.project)
+        return handler(project, rest)
+    except GenerationFailed as failure:
+        for error in failure.errors:
+            sys.stderr.write(f"{error}\n")
+        return 1
+    except (ProjectError, ConfigError, StartupError) as error:
+        return _fail(str(error))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

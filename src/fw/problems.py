@@ -1,0 +1,122 @@
+"""RFC 9457 problem documents and the errors that become them.
+
+Every error fw raises toward a client is a :class:`Problem`; the App renders any uncaught one
+with :func:`write_problem`, so handlers never format error bodies by hand and a 5xx never leaks
+internal detail.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any, Literal
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+Location = Literal["input", "query", "payload", "path", "header", "cookie"]
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One rejected field: its wire name, where its value would come from, and why."""
+
+    field: str
+    location: Location
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"field": self.field, "location": self.location, "message": self.message}
+
+
+class Problem(Exception):
+    """An error with an HTTP status, rendered as ``application/problem+json``."""
+
+    status: int = 500
+    code: str = "internal_error"
+    title: str | None = None
+
+    def __init__(
+        self,
+        detail: str | None = None,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        title: str | None = None,
+        errors: Iterable[FieldError] = (),
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        if status is not None:
+            self.status = status
+        if code is not None:
+            self.code = code
+        self.title = title or self.title or HTTPStatus(self.status).phrase
+        self.detail = detail or self.title
+        self.errors = list(errors)
+        self.headers = dict(headers or {})
+        super().__init__(self.detail)
+
+    def to_dict(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "type": "about:blank",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        if self.errors and self.status < 500:
+            document["errors"] = [error.to_dict() for error in self.errors]
+        return document
+
+    def response(self) -> Response:
+        body = json.dumps(self.to_dict(), separators=(",", ":")).encode()
+        return Response(body, status_code=self.status, headers=self.headers, media_type=PROBLEM_MEDIA_TYPE)
+
+
+class BindError(Problem):
+    """Every field a request got wrong, collected into one error (never just the first)."""
+
+    status = 400
+    code = "validation_failed"
+    title = "Validation failed"
+
+    def __init__(self, errors: Iterable[FieldError]) -> None:
+        super().__init__(errors=errors)
+
+    def __str__(self) -> str:
+        return "; ".join(f"{e.field} ({e.location}): {e.message}" for e in self.errors) or self.detail
+
+
+def field(name: str, location: Location, message: str) -> FieldError:
+    """Build one field failure by hand (spec: ``fw.Field``)."""
+    return FieldError(name, location, message)
+
+
+def validation(*fields: FieldError) -> BindError:
+    """Build the same error ``fw.parse`` raises, for checks a handler makes itself."""
+    return BindError(fields)
+
+
+def bad_request(err: BaseException | str | None = None) -> Problem:
+    """Wrap an error as a 400 problem; a :class:`BindError` keeps its field list."""
+    if isinstance(err, BindError):
+        return err
+    if isinstance(err, Problem) and err.status == 400:
+        return err
+    detail = str(err) if isinstance(err, str) else None
+    return Problem(detail, status=400, code="bad_request")
+
+
+def problem_from(err: BaseException) -> Problem:
+    """Any exception as a problem: fw problems keep their shape, anything else is an opaque 500."""
+    if isinstance(err, Problem):
+        return err
+    return Problem(status=500, code="internal_error")
+
+
+def write_problem(request: Request | None, err: BaseException) -> Response:
+    """Render any problem or error as an RFC 9457 response."""
+    return problem_from(err).response()

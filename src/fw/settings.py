@@ -1,0 +1,257 @@
+"""The framework's own settings: ``[server]``, ``[session]``, ``[middleware.rdb]`` and ``[auth]``.
+
+They are declared exactly like an application's configuration and registered through the same
+mechanism, so they appear in the startup summary and the templates and obey the same layering.
+Checks that involve several keys (mode rules, startup preconditions) live with the pillar that
+reads them; the types here only say what the keys are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Annotated
+
+from fw.markers import default, dependon, secret
+
+
+@dataclass
+class ServerSettings:
+    """HTTP server."""
+
+    #: Interface to listen on.
+    host: Annotated[str, default("127.0.0.1")]
+    #: Port to listen on.
+    port: Annotated[int, default("8000")]
+    #: Largest request body accepted, in bytes (the outer limit for every request).
+    max_request_body: Annotated[int, default("10485760")]
+    #: Largest CBOR request body accepted, in bytes.
+    cbor_max_body: Annotated[int, default("1048576")]
+
+
+@dataclass
+class SessionKeyring:
+    #: Key that seals cookie sessions (32 bytes or more, base64url); required by the cookie backend.
+    secret: Annotated[str, secret("mask")]
+
+
+@dataclass
+class SessionSettings:
+    """Browser sessions."""
+
+    #: Turn browser sessions on (required by the browser login modes).
+    enabled: Annotated[bool, default("false")]
+    #: Where session records live: rdb, cookie, redis, dynamo, firestore.
+    backend: Annotated[str, default("rdb"), dependon("session.enabled")]
+    #: Redis URL for the redis backend.
+    redis_url: Annotated[str, default("redis://127.0.0.1:6379/0"), dependon("session.enabled")]
+    keyring: Annotated[SessionKeyring, dependon("session.enabled")]
+
+
+@dataclass
+class RdbSettings:
+    """Relational storage shared by sessions, auth records and revocation."""
+
+    #: Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db.
+    dsn: Annotated[str, default("sqlite:///fw.sqlite3")]
+
+
+@dataclass
+class MiddlewareSettings:
+    rdb: RdbSettings
+
+
+@dataclass
+class Claim:
+    #: JSON Pointer into the verified claims; required when admission is claim.
+    path: str
+    #: Accepted values at that location.
+    values: list[str]
+    #: any (first match passes) or all (every listed value required).
+    match: Annotated[str, default("any")]
+
+
+@dataclass
+class OidcSettings:
+    #: Issuer URL of the OpenID Connect provider (https unless allow_loopback_http).
+    issuer: str
+    #: Client identifier registered at the provider.
+    client_id: str
+    #: Client secret registered at the provider.
+    client_secret: Annotated[str, secret("mask")]
+    #: Absolute callback URL registered at the provider.
+    redirect_url: str
+    #: Scopes added to openid.
+    scopes: list[str]
+    #: Verified claim identifying the local account.
+    identity_claim: Annotated[str, default("sub")]
+    #: authenticated, claim, registered or existing.
+    admission: Annotated[str, default("authenticated")]
+    #: Create an account for an unknown verified identity.
+    auto_provision: Annotated[bool, default("true")]
+    claim: Claim
+    #: Claims matched against the allow-list (defaults to the identity claim).
+    registered_claims: str
+    #: reconfirm or global.
+    logout_scope: Annotated[str, default("reconfirm")]
+    #: Lets a logout form escalate to global.
+    allow_global_logout_request: Annotated[bool, default("false")]
+    #: Permits an http loopback issuer in development.
+    allow_loopback_http: Annotated[bool, default("false")]
+    #: Removed: use logout_scope.
+    provider_logout: Annotated[bool, default("false"), secret("hide")]
+
+
+@dataclass
+class OauthSettings:
+    #: The provider to sign in with.
+    provider: str
+    #: Client identifier registered at the provider.
+    client_id: str
+    #: Client secret registered at the provider.
+    client_secret: Annotated[str, secret("mask")]
+    #: Absolute callback URL registered at the provider.
+    redirect_url: str
+    #: Replaces the provider's minimal login scopes; one scope per entry.
+    scopes: list[str]
+    #: A claim the provider reports: sub, preferred_username, name, picture.
+    identity_claim: Annotated[str, default("sub")]
+    #: authenticated, claim, registered or existing.
+    admission: Annotated[str, default("authenticated")]
+    #: Create an account for an unknown profile.
+    auto_provision: Annotated[bool, default("true")]
+    claim: Claim
+    #: Claims matched against the allow-list.
+    registered_claims: str
+    #: Permits a request-relative redirect URL on loopback in development.
+    allow_loopback_http: Annotated[bool, default("false")]
+
+
+@dataclass
+class Revocation:
+    #: off, token, subject or both (required).
+    mode: str
+    #: refuse (503 while the store is down) or admit.
+    on_unavailable: Annotated[str, default("refuse")]
+    #: How long a revoked token may still pass; 0s reads the store on every request.
+    max_propagation_delay: Annotated[timedelta, default("0s")]
+
+
+@dataclass
+class JwtSettings:
+    #: Issuer whose access tokens are accepted (required).
+    issuer: str
+    #: Accepted audiences (required).
+    audience: list[str]
+    #: Allowed signature algorithms, for example RS256 (required).
+    algorithms: list[str]
+    #: authenticated, claim or registered (required).
+    admission: str
+    #: Claim identifying the caller.
+    identity_claim: Annotated[str, default("sub")]
+    #: Longest accepted token lifetime, also the lifetime of a revocation entry (required).
+    max_token_lifetime: timedelta
+    #: Key discovery: oidc (default), oauth or manual.
+    discovery: Annotated[str, default("oidc")]
+    #: JWKS URL on the issuer's origin, with discovery = manual.
+    jwks_uri: str
+    #: Required JWT typ header (application/ prefix ignored, case-insensitive).
+    required_token_type: Annotated[str, default("at+jwt")]
+    #: Scopes every token must carry.
+    required_scopes: list[str]
+    claim: Claim
+    #: Claims matched against the allow-list with admission registered.
+    registered_claims: str
+    revocation: Revocation
+    #: Permits an http loopback issuer in development.
+    allow_loopback_http: Annotated[bool, default("false")]
+
+
+@dataclass
+class Protection:
+    #: Path patterns that require authentication.
+    include: list[str]
+    #: Patterns removed from include.
+    exclude: list[str]
+    #: redirect (to login) or unauthorized (HTTP 401).
+    unauthenticated: Annotated[str, default("redirect")]
+
+
+@dataclass
+class AuthSession:
+    #: Absolute session lifetime.
+    ttl: Annotated[timedelta, default("24h")]
+    #: Inactivity expiry; 0s turns it off.
+    idle_timeout: Annotated[timedelta, default("0s")]
+
+
+@dataclass
+class Passkey:
+    #: Where the passkey ceremonies are mounted.
+    path: Annotated[str, default("/auth/passkey")]
+
+
+@dataclass
+class Bootstrap:
+    #: Hand-over grace of a bootstrap credential.
+    issue_ttl: Annotated[timedelta, default("72h")]
+    #: Ceremony window after redemption.
+    enrollment_ttl: Annotated[timedelta, default("10m")]
+
+
+@dataclass
+class Recovery:
+    #: Who restores access after a lost passkey; must be set in oidc_passkey.
+    policy: str
+
+
+@dataclass
+class Registration:
+    #: open, or administrator for closed systems.
+    policy: Annotated[str, default("open")]
+
+
+@dataclass
+class AssurancePolicy:
+    name: str
+    max_age: Annotated[timedelta, default("0s")]
+    confirm: bool
+
+
+@dataclass
+class Assurance:
+    #: Browser presence reporting.
+    presence: Annotated[bool, default("false")]
+    policy: list[AssurancePolicy]
+
+
+@dataclass
+class AuthSettings:
+    """Authentication."""
+
+    #: Endpoints and guards exist only when true.
+    enabled: Annotated[bool, default("false")]
+    #: Storage for auth records: rdb, dynamo or firestore.
+    backend: Annotated[str, default("rdb"), dependon("auth.enabled")]
+    #: oidc_only, oidc_passkey, passkey_only, oauth_only or jwt_only.
+    mode: Annotated[str, default("oidc_only"), dependon("auth.enabled")]
+    #: Entry to the provider.
+    login_path: Annotated[str, default("/auth/login"), dependon("auth.enabled")]
+    #: Return path from the provider.
+    callback_path: Annotated[str, default("/auth/callback"), dependon("auth.enabled")]
+    #: Logout endpoint (POST only).
+    logout_path: Annotated[str, default("/auth/logout"), dependon("auth.enabled")]
+    #: Landing when no destination was requested.
+    post_login_path: Annotated[str, default("/"), dependon("auth.enabled")]
+    #: Couples settings for shared terminals.
+    shared_device: Annotated[bool, default("false"), dependon("auth.enabled")]
+    protection: Annotated[Protection, dependon("auth.enabled")]
+    session: Annotated[AuthSession, dependon("auth.enabled")]
+    oidc: Annotated[OidcSettings, dependon("auth.enabled")]
+    oauth: Annotated[OauthSettings, dependon("auth.enabled")]
+    jwt: Annotated[JwtSettings, dependon("auth.enabled")]
+    passkey: Annotated[Passkey, dependon("auth.enabled")]
+    bootstrap: Annotated[Bootstrap, dependon("auth.enabled")]
+    recovery: Annotated[Recovery, dependon("auth.enabled")]
+    registration: Annotated[Registration, dependon("auth.enabled")]
+    assurance: Annotated[Assurance, dependon("auth.enabled")]
