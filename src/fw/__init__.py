@@ -7,6 +7,20 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from fw.app import App, run
+
+# --- binding pillar exports ---
+from fw.binding import File, RawJSON, parse, set_max_multipart_body_bytes
+
+# --- configuration pillar exports ---
+from fw.configuration import (
+    command,
+    config,
+    parse_config,
+    register_config,
+    register_subcommand,
+    set_config_load_options,
+    subcommand,
+)
 from fw.errors import ConfigError, GenerationError, StartupError
 from fw.markers import (
     arg,
@@ -30,19 +44,21 @@ from fw.markers import (
 )
 from fw.problems import BindError, FieldError, Problem, bad_request, field, validation, write_problem
 
-# --- configuration pillar exports ---
-# --- binding pillar exports ---
 # --- auth pillar exports ---
+# isort: split
+from fw.auth.caller import request_authentication
 
 __all__ = [
     "App",
     "BindError",
     "ConfigError",
     "FieldError",
+    "File",
     "GenerationError",
     "HTMLResponse",
     "JSONResponse",
     "Problem",
+    "RawJSON",
     "RedirectResponse",
     "Request",
     "Response",
@@ -50,6 +66,8 @@ __all__ = [
     "arg",
     "bad_request",
     "check",
+    "command",
+    "config",
     "cookie",
     "default",
     "dependon",
@@ -63,11 +81,19 @@ __all__ = [
     "key",
     "method",
     "opt",
+    "parse",
+    "parse_config",
     "path",
     "payload",
     "query",
+    "register_config",
+    "register_subcommand",
+    "request_authentication",
     "run",
     "secret",
+    "set_config_load_options",
+    "set_max_multipart_body_bytes",
+    "subcommand",
     "validation",
     "write_problem",
 ]

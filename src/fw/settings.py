@@ -150,13 +150,13 @@ class JwtSettings:
     #: Claim identifying the caller.
     identity_claim: Annotated[str, default("sub")]
     #: Longest accepted token lifetime, also the lifetime of a revocation entry (required).
-    max_token_lifetime: timedelta
+    max_token_lifetime: Annotated[timedelta, secret("show")]
     #: Key discovery: oidc (default), oauth or manual.
     discovery: Annotated[str, default("oidc")]
     #: JWKS URL on the issuer's origin, with discovery = manual.
     jwks_uri: str
     #: Required JWT typ header (application/ prefix ignored, case-insensitive).
-    required_token_type: Annotated[str, default("at+jwt")]
+    required_token_type: Annotated[str, default("at+jwt"), secret("show")]
     #: Scopes every token must carry.
     required_scopes: list[str]
     claim: Claim
@@ -255,3 +255,13 @@ class AuthSettings:
     recovery: Annotated[Recovery, dependon("auth.enabled")]
     registration: Annotated[Registration, dependon("auth.enabled")]
     assurance: Annotated[Assurance, dependon("auth.enabled")]
+
+
+# Registered like any application's configuration; the loaders are pre-generated into
+# ``fw/_fw_config.py`` by ``fw generate`` run in fw's own checkout.
+from fw.configuration import register_config  # noqa: E402
+
+register_config(ServerSettings, "server")
+register_config(SessionSettings, "session")
+register_config(MiddlewareSettings, "middleware")
+register_config(AuthSettings, "auth")

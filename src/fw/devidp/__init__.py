@@ -1,1 +1,19 @@
-"""devidp."""
+"""The development identity provider: a real OpenID provider on loopback with a user picker.
+
+``fw dev`` starts it when ``[tool.fw.dev.idp] enabled = true``; ``fw.testing.identity_provider``
+starts the same one for tests. It refuses to run anywhere but loopback and ``APP_ENV=dev``.
+"""
+
+from fw.devidp.model import DEFAULT_USERS, DevClient, DevUser
+from fw.devidp.provider import DevProvider, is_loopback_uri
+from fw.devidp.server import NotLoopbackError, RunningProvider
+
+__all__ = [
+    "DEFAULT_USERS",
+    "DevClient",
+    "DevProvider",
+    "DevUser",
+    "NotLoopbackError",
+    "RunningProvider",
+    "is_loopback_uri",
+]

@@ -1,0 +1,163 @@
+"""The same order endpoint in four frameworks, for ``binding_bench.py``.
+
+Each app answers ``POST /orgs/{org}/orders?dryRun=...`` with header ``X-Request-Id`` and a JSON
+body of about ten fields (nested object, list of objects, map, enum, pattern, email, date) and
+returns the same small JSON document. Run one with ``uvicorn benchmarks.binding_apps:<name>``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sys
+import uuid
+from pathlib import Path
+from typing import Annotated, Literal
+
+import msgspec
+from pydantic import BaseModel, Field
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+EMAIL = r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$"
+CODE = r"^[A-Z]{3}-[0-9]{4}$"
+
+
+def _answer(org: str, customer: str, items: int, priority: str) -> dict[str, object]:
+    return {"org": org, "customer": customer, "items": items, "priority": priority}
+
+
+# fw ---------------------------------------------------------------------------------------------
+def make_fw() -> object:
+    import fw
+    from examples.hello.members import Order
+
+    app = fw.App()
+
+    @app.route("POST /orgs/{org}/orders")
+    async def place_order(request: fw.Request) -> fw.Response:
+        order = await fw.parse(Order, request)
+        return fw.JSONResponse(_answer(order.org, order.customer, len(order.items), order.priority))
+
+    return app
+
+
+# pydantic / FastAPI -----------------------------------------------------------------------------
+class AddressModel(BaseModel):
+    street: Annotated[str, Field(min_length=1, max_length=100)]
+    city: Annotated[str, Field(min_length=1)]
+    zip: Annotated[str, Field(pattern=r"^[0-9]{5}$")]
+
+
+class ItemModel(BaseModel):
+    sku: Annotated[str, Field(min_length=8, max_length=8)]
+    qty: Annotated[int, Field(ge=1, le=1000)] = 1
+
+
+class OrderModel(BaseModel):
+    customer: Annotated[str, Field(min_length=2, max_length=64)]
+    email: Annotated[str, Field(pattern=EMAIL)]
+    priority: Literal["low", "normal", "high"] = "normal"
+    code: Annotated[str, Field(pattern=CODE)]
+    deliverOn: datetime.date
+    quantity: Annotated[int, Field(ge=1, le=100)] = 0
+    discount: Annotated[float, Field(ge=0, le=0.5)] = 0.0
+    gift: bool = False
+    address: AddressModel
+    items: Annotated[list[ItemModel], Field(min_length=1)]
+    labels: dict[str, str] = {}
+
+
+class ParamsModel(BaseModel):
+    org: str
+    dryRun: bool = False
+    request_id: uuid.UUID
+
+
+def make_fastapi() -> object:
+    from fastapi import FastAPI, Header
+
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+
+    @app.post("/orgs/{org}/orders")
+    async def place_order(
+        org: str, order: OrderModel, dryRun: bool = False, x_request_id: uuid.UUID = Header()
+    ) -> dict[str, object]:
+        return _answer(org, order.customer, len(order.items), order.priority)
+
+    return app
+
+
+# msgspec / Litestar -----------------------------------------------------------------------------
+class AddressStruct(msgspec.Struct):
+    street: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+    city: Annotated[str, msgspec.Meta(min_length=1)]
+    zip: Annotated[str, msgspec.Meta(pattern=r"^[0-9]{5}$")]
+
+
+class ItemStruct(msgspec.Struct):
+    sku: Annotated[str, msgspec.Meta(min_length=8, max_length=8)]
+    qty: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 1
+
+
+class OrderStruct(msgspec.Struct):
+    customer: Annotated[str, msgspec.Meta(min_length=2, max_length=64)]
+    email: Annotated[str, msgspec.Meta(pattern=EMAIL)]
+    code: Annotated[str, msgspec.Meta(pattern=CODE)]
+    deliverOn: datetime.date
+    address: AddressStruct
+    items: Annotated[list[ItemStruct], msgspec.Meta(min_length=1)]
+    priority: Literal["low", "normal", "high"] = "normal"
+    quantity: Annotated[int, msgspec.Meta(ge=1, le=100)] = 1
+    discount: Annotated[float, msgspec.Meta(ge=0, le=0.5)] = 0.0
+    gift: bool = False
+    labels: dict[str, str] = {}
+
+
+class ParamsStruct(msgspec.Struct):
+    org: str
+    request_id: uuid.UUID
+    dryRun: bool = False
+
+
+def make_litestar() -> object:
+    from litestar import Litestar, post
+    from litestar.params import Parameter
+
+    @post("/orgs/{org:str}/orders", status_code=200)
+    async def place_order(
+        org: str,
+        data: OrderStruct,
+        request_id: Annotated[uuid.UUID, Parameter(header="X-Request-Id")],
+        dryRun: bool = False,
+    ) -> dict[str, object]:
+        return _answer(org, data.customer, len(data.items), data.priority)
+
+    return Litestar([place_order], openapi_config=None)
+
+
+# raw Starlette: the floor -----------------------------------------------------------------------
+def make_starlette() -> object:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def place_order(request: Request) -> JSONResponse:
+        body = await request.json()
+        request.query_params.get("dryRun")
+        request.headers.get("x-request-id")
+        return JSONResponse(
+            _answer(
+                request.path_params["org"], body["customer"], len(body["items"]), body.get("priority", "")
+            )
+        )
+
+    return Starlette(routes=[Route("/orgs/{org}/orders", place_order, methods=["POST"])])
+
+
+def __getattr__(name: str) -> object:
+    makers = {"fw_app": make_fw, "fastapi_app": make_fastapi, "litestar_app": make_litestar,
+              "starlette_app": make_starlette}  # fmt: skip
+    if name in makers:
+        return makers[name]()
+    raise AttributeError(name)

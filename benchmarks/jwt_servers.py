@@ -1,0 +1,150 @@
+"""Servers for the bearer benchmarks: the fw jwt_only App and a FastAPI + PyJWT equivalent.
+
+``python benchmarks/jwt_servers.py fw|fastapi '<json>'`` serves ``GET /api/me`` on 127.0.0.1 at
+the given port. The FastAPI app performs the same checks fw does (algorithm allow-list,
+signature, iss, aud, exp, iat, sub, typ, lifetime, scope) and, when asked, the same revocation
+query on the same table, so the comparison is like for like.
+"""
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+def serve_fw(options: dict[str, Any]) -> None:
+    import fw
+    import fw.auth
+    from fw import configuration
+    from fw.settings import AuthSettings, MiddlewareSettings, ServerSettings
+
+    for cls, prefix in (
+        (AuthSettings, "auth"),
+        (MiddlewareSettings, "middleware"),
+        (ServerSettings, "server"),
+    ):
+        if not any(r.cls is cls for r in configuration.registry.state().configs.values()):
+            configuration.register_config(cls, prefix)
+    config = Path(options["workdir"]) / f"fw-{options['port']}.toml"
+    config.write_text(
+        f"""
+[server]
+host = "127.0.0.1"
+port = {options["port"]}
+
+[auth]
+enabled = true
+mode = "jwt_only"
+protection.include = ["/api/"]
+
+[auth.jwt]
+issuer = "{options["issuer"]}"
+audience = ["api"]
+algorithms = ["RS256"]
+admission = "authenticated"
+max_token_lifetime = "1h"
+required_scopes = ["orders.read"]
+allow_loopback_http = true
+revocation.mode = "{options["revocation"]}"
+revocation.max_propagation_delay = "0s"
+
+[middleware.rdb]
+dsn = "{options["dsn"]}"
+"""
+    )
+    app = fw.App()
+
+    @app.route("GET /api/me")
+    async def me(request: fw.Request) -> fw.Response:
+        caller = fw.auth.bearer(request)
+        assert caller is not None
+        return fw.JSONResponse({"sub": caller.account_id})
+
+    import uvicorn
+
+    # What fw.run does, minus the access log (neither server logs each request here).
+    configuration.parse_config(["--config-path", str(config)])
+    server = configuration.config(ServerSettings)
+    uvicorn.run(app, host=server.host, port=server.port, log_level="warning", access_log=False)
+
+
+def serve_fastapi(options: dict[str, Any]) -> None:
+    import contextlib
+
+    import httpx
+    import jwt
+    import uvicorn
+    from fastapi import FastAPI, HTTPException, Request
+    from sqlalchemy import and_, or_, select
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from fw.rdb.engine import async_url
+    from fw.rdb.tables import REVOCATIONS
+
+    issuer = options["issuer"]
+    revocation = options["revocation"] != "off"
+    keys: dict[str, Any] = {}
+    engine = create_async_engine(async_url(options["dsn"])) if revocation else None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> Any:
+        async with httpx.AsyncClient() as http:
+            meta = (await http.get(f"{issuer}/.well-known/openid-configuration")).json()
+            for jwk in (await http.get(meta["jwks_uri"])).json()["keys"]:
+                keys[jwk["kid"]] = jwt.PyJWK(jwk).key
+        yield
+
+    app = FastAPI(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
+    unauthorized = HTTPException(401, "Unauthorized", headers={"WWW-Authenticate": "Bearer"})
+
+    async def verify(request: Request) -> dict[str, Any]:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            raise unauthorized
+        try:
+            head = jwt.get_unverified_header(token)
+            key = keys.get(head.get("kid", ""))
+            if key is None or str(head.get("typ", "")).lower().removeprefix("application/") != "at+jwt":
+                raise unauthorized
+            claims = jwt.decode(
+                token,
+                key,
+                algorithms=["RS256"],
+                audience="api",
+                issuer=issuer,
+                leeway=30,
+                options={"require": ["exp", "iat", "sub", "iss", "aud"]},
+            )
+        except jwt.PyJWTError:
+            raise unauthorized from None
+        if claims["exp"] - claims["iat"] > 3600 or "orders.read" not in str(claims.get("scope", "")).split():
+            raise unauthorized
+        if engine is not None:
+            query = select(REVOCATIONS.c.kind, REVOCATIONS.c.stamp).where(
+                REVOCATIONS.c.issuer == issuer,
+                REVOCATIONS.c.expires_at > datetime.now(UTC),
+                or_(
+                    and_(REVOCATIONS.c.kind == "token", REVOCATIONS.c.key == claims.get("jti", "")),
+                    and_(REVOCATIONS.c.kind == "subject", REVOCATIONS.c.key == claims["sub"]),
+                ),
+            )
+            async with engine.connect() as conn:
+                rows = (await conn.execute(query)).all()
+            for kind, stamp in rows:
+                if kind == "token" or claims["iat"] < stamp.timestamp():
+                    raise unauthorized
+        return claims
+
+    @app.get("/api/me")
+    async def me(request: Request) -> dict[str, Any]:
+        claims = await verify(request)
+        return {"sub": claims["sub"]}
+
+    uvicorn.run(app, host="127.0.0.1", port=options["port"], log_level="warning", access_log=False)
+
+
+if __name__ == "__main__":
+    kind, raw = sys.argv[1], sys.argv[2]
+    {"fw": serve_fw, "fastapi": serve_fastapi}[kind](json.loads(raw))

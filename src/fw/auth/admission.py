@@ -1,0 +1,214 @@
+"""Who may pass once the issuer has vouched for them: ``authenticated``, ``claim`` or ``registered``.
+
+Pure policies over verified claims; the browser modes reuse them with their own settings table
+(each mode reads only its own ``claim.*`` / ``registered_claims`` keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from sqlalchemy import and_, delete, or_, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from fw.rdb.engine import STORE_ERRORS, StoreUnavailable, reader
+from fw.rdb.runtime import engine_for_call
+from fw.rdb.tables import ALLOWLIST
+
+ADMISSIONS = ("authenticated", "claim", "registered")
+_MISSING = object()
+
+
+class Admission(Protocol):
+    """Decides whether a verified identity may use the application."""
+
+    async def admits(self, issuer: str, claims: Mapping[str, Any]) -> bool: ...
+
+
+class Everyone:
+    """``authenticated``: everyone the issuer verified; touches no store."""
+
+    async def admits(self, issuer: str, claims: Mapping[str, Any]) -> bool:
+        return True
+
+
+def parse_pointer(pointer: str) -> list[str]:
+    """RFC 6901 JSON Pointer to reference tokens; raises ``ValueError`` when malformed."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError("a JSON Pointer starts with /")
+    tokens = pointer[1:].split("/")
+    for token in tokens:
+        stripped = token.replace("~0", "").replace("~1", "")
+        if "~" in stripped:
+            raise ValueError("~ must be followed by 0 or 1")
+    return [t.replace("~1", "/").replace("~0", "~") for t in tokens]
+
+
+def resolve(document: Any, tokens: Sequence[str]) -> Any:
+    """The value at the pointer, or a sentinel when the path does not exist."""
+    current = document
+    for token in tokens:
+        if isinstance(current, Mapping):
+            if token not in current:
+                return _MISSING
+            current = current[token]
+        elif isinstance(current, list):
+            if (
+                not token.isdigit()
+                or (len(token) > 1 and token.startswith("0"))
+                or int(token) >= len(current)
+            ):
+                return _MISSING
+            current = current[int(token)]
+        else:
+            return _MISSING
+    return current
+
+
+def _as_text(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return str(value)
+    return None
+
+
+def values_at(claims: Mapping[str, Any], tokens: Sequence[str]) -> set[str]:
+    """Scalar values at the pointer; an array contributes each scalar element."""
+    found = resolve(claims, tokens)
+    items = found if isinstance(found, list) else [found]
+    return {text for item in items if item is not _MISSING and (text := _as_text(item)) is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimMatch:
+    """``claim``: the value(s) at a JSON Pointer must match ``any`` or ``all`` of the listed values."""
+
+    pointer: str
+    values: frozenset[str]
+    match_all: bool
+
+    async def admits(self, issuer: str, claims: Mapping[str, Any]) -> bool:
+        present = values_at(claims, parse_pointer(self.pointer))
+        if self.match_all:
+            return self.values <= present
+        return not self.values.isdisjoint(present)
+
+
+class AllowList:
+    """The relational allow-list behind admission ``registered``: (issuer, claim, value) rows."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def contains_any(self, issuer: str, pairs: Sequence[tuple[str, str]]) -> bool:
+        if not pairs:
+            return False
+        condition = or_(*(and_(ALLOWLIST.c.claim == c, ALLOWLIST.c.value == v) for c, v in pairs))
+        query = select(ALLOWLIST.c.claim).where(ALLOWLIST.c.issuer == issuer, condition).limit(1)
+        try:
+            async with reader(self.engine).connect() as conn:
+                return (await conn.execute(query)).first() is not None
+        except STORE_ERRORS as error:
+            raise StoreUnavailable(str(error)) from error
+
+    async def add(self, issuer: str, claim: str, value: str, note: str = "") -> None:
+        row = {
+            "issuer": issuer,
+            "claim": claim,
+            "value": value,
+            "note": note,
+            "created_at": datetime.now(UTC),
+        }
+        async with self.engine.begin() as conn:
+            insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+            await conn.execute(insert(ALLOWLIST).values(**row).on_conflict_do_nothing())
+
+    async def remove(self, issuer: str, claim: str, value: str) -> bool:
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                delete(ALLOWLIST).where(
+                    ALLOWLIST.c.issuer == issuer, ALLOWLIST.c.claim == claim, ALLOWLIST.c.value == value
+                )
+            )
+            return bool(result.rowcount)
+
+
+class Registered:
+    """``registered``: passes when any listed claim's value is on the allow-list for the issuer."""
+
+    def __init__(self, allowlist: AllowList, claim_names: Sequence[str]) -> None:
+        self.allowlist = allowlist
+        self.claim_names = tuple(claim_names)
+
+    async def admits(self, issuer: str, claims: Mapping[str, Any]) -> bool:
+        pairs = [
+            (name, text)
+            for name in self.claim_names
+            if (text := _as_text(claims.get(name))) is not None and text != ""
+        ]
+        return await self.allowlist.contains_any(issuer, pairs)
+
+
+def registered_claim_names(registered_claims: str, identity_claim: str) -> list[str]:
+    """``registered_claims`` is a comma- or space-separated list; empty means the identity claim."""
+    names = [n for n in registered_claims.replace(",", " ").split() if n]
+    return names or [identity_claim]
+
+
+def admission_problem(
+    admission: str, pointer: str, values: Sequence[str], match: str
+) -> tuple[str, str] | None:
+    """(key suffix, fix) when the admission settings cannot work, else ``None``."""
+    if admission not in ADMISSIONS:
+        return "admission", f"use one of {', '.join(ADMISSIONS)}"
+    if admission == "claim":
+        if not pointer:
+            return "claim.path", "admission = claim needs a JSON Pointer such as /groups"
+        try:
+            parse_pointer(pointer)
+        except ValueError as error:
+            return "claim.path", f"not a JSON Pointer: {error}"
+        if not values:
+            return "claim.values", "admission = claim needs at least one accepted value"
+        if match not in ("any", "all"):
+            return "claim.match", "use any or all"
+    return None
+
+
+def build(
+    admission: str,
+    *,
+    pointer: str,
+    values: Sequence[str],
+    match: str,
+    registered_claims: str,
+    identity_claim: str,
+    engine: AsyncEngine | None,
+) -> Admission:
+    """The admission policy for validated settings (``engine`` is needed only by ``registered``)."""
+    if admission == "claim":
+        return ClaimMatch(pointer, frozenset(values), match == "all")
+    if admission == "registered":
+        if engine is None:
+            raise ValueError("admission registered needs the relational store")
+        return Registered(AllowList(engine), registered_claim_names(registered_claims, identity_claim))
+    return Everyone()
+
+
+async def allow(issuer: str, claim: str, value: str, note: str = "") -> None:
+    """Put an identity on the allow-list (admission ``registered``); adding twice is harmless."""
+    async with engine_for_call() as engine:
+        await AllowList(engine).add(issuer, claim, value, note)
+
+
+async def disallow(issuer: str, claim: str, value: str) -> bool:
+    """Take an identity off the allow-list; returns whether an entry existed."""
+    async with engine_for_call() as engine:
+        return await AllowList(engine).remove(issuer, claim, value)

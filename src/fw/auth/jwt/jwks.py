@@ -1,0 +1,150 @@
+"""The issuer's signing keys, fetched with httpx and cached.
+
+A token naming an unknown ``kid`` triggers a refetch (so rotation needs no restart), but at
+most once per cooldown, so a flood of made-up kids cannot turn the server into a cannon aimed
+at the issuer. While the issuer is unreachable the last good key set stays in use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from joserfc.jwk import ECKey, JWKRegistry, OKPKey, RSAKey
+
+from fw.auth.jwt.discovery import DiscoveryError, fetch_json
+from fw.auth.jwt.keys import Key, fits
+
+logger = logging.getLogger("fw.auth.jwt")
+
+
+class KeySet:
+    """One fetched JWKS, indexed by ``kid``; keys without a ``kid`` are kept apart."""
+
+    def __init__(self, keys: list[Key]) -> None:
+        self.by_kid: dict[str, Key] = {}
+        self.unnamed: list[Key] = []
+        self._found: dict[tuple[str | None, str], Key] = {}
+        for key in keys:
+            kid = key.kid
+            if kid:
+                self.by_kid.setdefault(kid, key)
+            else:
+                self.unnamed.append(key)
+
+    def find(self, kid: str | None, alg: str) -> Key | None:
+        try:
+            return self._found[(kid, alg)]
+        except KeyError:
+            pass
+        key = self._find(kid, alg)
+        if key is not None:
+            self._found[(kid, alg)] = key  # bounded: only (published kid, allowed alg) pairs
+        return key
+
+    def _find(self, kid: str | None, alg: str) -> Key | None:
+        if kid is not None:
+            key = self.by_kid.get(kid)
+            return key if key is not None and fits(key, alg) else None
+        candidates = [k for k in (*self.by_kid.values(), *self.unnamed) if fits(k, alg)]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def __len__(self) -> int:
+        return len(self.by_kid) + len(self.unnamed)
+
+
+def parse_jwks(data: dict[str, Any]) -> KeySet:
+    """Import the signature keys of a JWKS document; unusable entries are skipped, not fatal."""
+    entries = data.get("keys")
+    if not isinstance(entries, list):
+        raise DiscoveryError("the JWKS document has no keys array")
+    keys: list[Key] = []
+    for entry in entries:
+        if not isinstance(entry, dict) or entry.get("kty") not in ("RSA", "EC", "OKP"):
+            continue
+        if entry.get("use", "sig") != "sig":
+            continue
+        ops = entry.get("key_ops")
+        if ops is not None and (not isinstance(ops, list) or "verify" not in ops):
+            continue
+        public = {k: v for k, v in entry.items() if k not in ("d", "p", "q", "dp", "dq", "qi", "oth")}
+        try:
+            key = JWKRegistry.import_key(public)
+        except Exception as error:  # a malformed entry must not take the good ones down with it
+            logger.warning("skipping an unusable key in the JWKS (kid=%r): %s", entry.get("kid"), error)
+            continue
+        if isinstance(key, RSAKey | ECKey | OKPKey):
+            keys.append(key)
+    return KeySet(keys)
+
+
+class JwksCache:
+    """Keys of one issuer, refreshed when stale or when a token names a kid not yet seen."""
+
+    def __init__(
+        self,
+        jwks_uri: str,
+        http: httpx.AsyncClient,
+        *,
+        refetch_cooldown: float = 30.0,
+        max_age: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.jwks_uri = jwks_uri
+        self._http = http
+        self._cooldown = refetch_cooldown
+        self._max_age = max_age
+        self._clock = clock
+        self._keys = KeySet([])
+        self._fetched_at = float("-inf")
+        self._unknown_refetch_at = float("-inf")
+        self._lock = asyncio.Lock()
+        self._generation = 0
+        self.fetches = 0
+
+    async def refresh(self) -> None:
+        """Fetch now; raises :class:`DiscoveryError` and keeps the previous keys on failure."""
+        async with self._lock:
+            await self._fetch()
+
+    async def _fetch(self) -> None:
+        self.fetches += 1
+        try:
+            keys = parse_jwks(await fetch_json(self._http, self.jwks_uri))
+        except DiscoveryError:
+            # Retry no sooner than the cooldown, keeping the last good set meanwhile.
+            self._fetched_at = self._clock() - self._max_age + self._cooldown
+            raise
+        self._keys = keys
+        self._fetched_at = self._clock()
+        self._generation += 1
+
+    async def _refetch_quietly(self) -> None:
+        seen = self._generation
+        async with self._lock:
+            if self._generation != seen:
+                return  # another request refreshed while this one waited
+            try:
+                await self._fetch()
+            except DiscoveryError as error:
+                logger.warning("keeping the last good signing keys: %s", error)
+
+    async def key_for(self, kid: str | None, alg: str) -> Key | None:
+        """The key to verify a token with, or ``None`` when the issuer has no such key."""
+        now = self._clock()
+        if now - self._fetched_at >= self._max_age:
+            await self._refetch_quietly()
+        key = self._keys.find(kid, alg)
+        if key is None and now - self._unknown_refetch_at >= self._cooldown:
+            self._unknown_refetch_at = now
+            await self._refetch_quietly()
+            key = self._keys.find(kid, alg)
+        return key
+
+    @property
+    def keys(self) -> KeySet:
+        return self._keys

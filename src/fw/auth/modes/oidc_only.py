@@ -1,0 +1,511 @@
+"""``auth.mode = "oidc_only"``: sign in with an OpenID provider, keep a browser session.
+
+Composition only: the protocol lives in :mod:`fw.auth.oidc`, sessions in
+:mod:`fw.auth.sessions`, admission and protection in their own modules. This module checks the
+startup preconditions, mounts login / callback / logout and installs the session middleware.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import httpx
+from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from fw.auth import admission as admissions
+from fw.auth.accounts import (
+    AccountStoreUnavailable,
+    AccountTable,
+    Identity,
+    mark_read,
+    resolve_account,
+)
+from fw.auth.oidc import (
+    OidcError,
+    PendingLogin,
+    Provider,
+    ProviderError,
+    ProviderUnavailable,
+    TokenRejected,
+    authorization_url,
+    check_issuer_url,
+    exchange_code,
+    reconfirm_prompt,
+    verify_id_token,
+)
+from fw.auth.protection import PatternError, Protection, pattern_problem
+from fw.auth.redirects import loopback_host_header, safe_return_path
+from fw.auth.sessions.backends import open_store
+from fw.auth.sessions.cookies import expire_cookie, set_cookie
+from fw.auth.sessions.manager import (
+    LOGIN_COOKIE,
+    LOGIN_LIFETIME,
+    RECONFIRM_COOKIE,
+    SESSION_COOKIE,
+    Sessions,
+    SessionSummary,
+)
+from fw.auth.sessions.middleware import BrowserAuth, BrowserSessionMiddleware, cookie_secure
+from fw.auth.sessions.store import SessionStore, SessionStoreUnavailable
+from fw.errors import StartupError
+from fw.problems import Problem
+from fw.rdb import runtime
+from fw.rdb.engine import StoreUnavailable, create_engine, require_tables
+from fw.settings import AuthSettings, RdbSettings, SessionSettings
+
+logger = logging.getLogger("fw.auth")
+
+ADMISSIONS = ("authenticated", "claim", "registered", "existing")
+LOGOUT_SCOPES = ("reconfirm", "global")
+RECONFIRM_LIFETIME = 30 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class BrowserLoginSettings:
+    """Tables ``oidc_only`` reads: ``[auth]`` and ``[auth.oidc]``, ``[session]``, ``[middleware.rdb]``."""
+
+    auth: AuthSettings
+    session: SessionSettings
+    rdb: RdbSettings
+
+
+def _seconds(value: Any) -> float:
+    return float(value.total_seconds()) if hasattr(value, "total_seconds") else float(value)
+
+
+def check_settings(settings: BrowserLoginSettings) -> None:
+    """Every startup precondition that needs no network; raises :class:`fw.StartupError`."""
+    auth, oidc, session = settings.auth, settings.auth.oidc, settings.session
+    if not session.enabled:
+        raise StartupError(
+            "session.enabled", False, "browser login needs sessions; set session.enabled = true"
+        )
+    if auth.backend in ("dynamo", "firestore"):
+        raise StartupError("auth.backend", auth.backend, f"this build has no {auth.backend} backend; use rdb")
+    if auth.backend != "rdb":
+        raise StartupError("auth.backend", auth.backend, "use rdb")
+    if oidc.provider_logout:
+        raise StartupError("auth.oidc.provider_logout", True, "removed; use auth.oidc.logout_scope = global")
+    for name in ("login_path", "callback_path", "logout_path", "post_login_path"):
+        value = getattr(auth, name)
+        if not value.startswith("/") or "//" in value or "\\" in value:
+            raise StartupError(f"auth.{name}", value, "must be a root-relative path without //")
+    for name in ("include", "exclude"):
+        for pattern in getattr(auth.protection, name):
+            problem = pattern_problem(pattern)
+            if problem:
+                raise StartupError(f"auth.protection.{name}", pattern, problem)
+    if auth.protection.unauthenticated not in ("redirect", "unauthorized"):
+        raise StartupError(
+            "auth.protection.unauthenticated", auth.protection.unauthenticated, "use redirect or unauthorized"
+        )
+    for name in ("issuer", "client_id", "client_secret"):
+        if not getattr(oidc, name):
+            env = f"AUTH_OIDC_{name.upper()}"
+            raise StartupError(f"auth.oidc.{name}", "", f"required for browser login; set it or {env}")
+    problem = check_issuer_url(oidc.issuer, allow_loopback_http=oidc.allow_loopback_http)
+    if problem:
+        raise StartupError("auth.oidc.issuer", oidc.issuer, problem)
+    _check_redirect_url(oidc.redirect_url, oidc.allow_loopback_http)
+    if oidc.admission not in ADMISSIONS:
+        raise StartupError("auth.oidc.admission", oidc.admission, f"use one of {', '.join(ADMISSIONS)}")
+    if oidc.admission == "existing" and oidc.auto_provision:
+        raise StartupError(
+            "auth.oidc.auto_provision", True, "admission = existing requires auto_provision = false"
+        )
+    if oidc.admission != "existing":
+        found = admissions.admission_problem(
+            oidc.admission, oidc.claim.path, oidc.claim.values, oidc.claim.match
+        )
+        if found:
+            key, fix = found
+            raise StartupError(f"auth.oidc.{key}", getattr(oidc, key, None) or _claim_value(oidc, key), fix)
+    if not oidc.identity_claim:
+        raise StartupError("auth.oidc.identity_claim", "", "name a stable, unique claim such as sub")
+    for scope in oidc.scopes:
+        if not scope or any(ch.isspace() for ch in scope):
+            raise StartupError("auth.oidc.scopes", scope, "one scope per entry")
+    if oidc.logout_scope not in LOGOUT_SCOPES:
+        raise StartupError("auth.oidc.logout_scope", oidc.logout_scope, "use reconfirm or global")
+    if _seconds(auth.session.ttl) <= 0:
+        raise StartupError(
+            "auth.session.ttl", str(auth.session.ttl), "must be a positive duration such as 24h"
+        )
+    if _seconds(auth.session.idle_timeout) < 0:
+        raise StartupError(
+            "auth.session.idle_timeout", str(auth.session.idle_timeout), "use 0s (off) or more"
+        )
+
+
+def _claim_value(oidc: Any, key: str) -> Any:
+    return getattr(oidc.claim, key.partition(".")[2], None)
+
+
+def _check_redirect_url(url: str, loopback_dev: bool) -> None:
+    if not url or url.startswith("/"):
+        if not loopback_dev:
+            raise StartupError(
+                "auth.oidc.redirect_url",
+                url,
+                "set the absolute callback URL registered at the provider (https://host/auth/callback); "
+                "a request-derived URL is only for loopback development with allow_loopback_http = true",
+            )
+        if url and "//" in url:
+            raise StartupError("auth.oidc.redirect_url", url, "a root path must not contain //")
+        return
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise StartupError(
+            "auth.oidc.redirect_url", url, "must be an absolute URL such as https://host/auth/callback"
+        )
+    if parts.scheme == "http" and not (loopback_dev and loopback_host_header(parts.netloc)):
+        raise StartupError("auth.oidc.redirect_url", url, "must be https outside loopback development")
+
+
+def _login_failed(detail: str, status: int = 400, code: str = "login_failed") -> Problem:
+    return Problem(detail, status=status, code=code, title="Sign-in failed")
+
+
+class OidcOnly:
+    """The ``oidc_only`` extension plugged into the App."""
+
+    def __init__(self, settings: BrowserLoginSettings, *, http: httpx.AsyncClient | None = None) -> None:
+        self.settings = settings
+        self.auth = settings.auth
+        self.oidc = settings.auth.oidc
+        self._http = http
+        self.provider: Provider | None = None
+        self.engine: AsyncEngine | None = None
+        self.account_table: AccountTable | None = None
+        self.store: SessionStore | None = None
+        try:
+            self.protection = Protection.from_patterns(
+                self.auth.protection.include, self.auth.protection.exclude
+            )
+        except PatternError:
+            self.protection = Protection((), ())  # startup refuses these settings with the reason
+        self.sessions_ready: Sessions | None = None
+        self.browser = BrowserAuth(
+            sessions=lambda: self.sessions,
+            accounts=lambda: self.account_table,
+            protection=self.protection,
+            login_path=self.auth.login_path,
+            unauthenticated=self.auth.protection.unauthenticated,
+            exempt=frozenset({self.auth.login_path, self.auth.callback_path, self.auth.logout_path}),
+        )
+
+    # Extension protocol.
+    def routes(self) -> Sequence[BaseRoute]:
+        return [
+            Route(self.auth.login_path, self.login, methods=["GET"]),
+            Route(self.auth.callback_path, self.callback, methods=["GET"]),
+            Route(self.auth.logout_path, self.logout, methods=["POST"]),
+        ]
+
+    def middleware(self) -> Sequence[Middleware]:
+        return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
+
+    async def startup(self) -> None:
+        check_settings(self.settings)
+        dsn = self.settings.rdb.dsn
+        engine = create_engine(dsn)
+        store: SessionStore | None = None
+        try:
+            tables = ["fw_accounts", "fw_allowlist"]
+            if self.settings.session.backend == "rdb":
+                tables.append("fw_sessions")
+            await require_tables(engine, dsn, tables)
+            store = open_store(self.settings.session, engine)
+            await store.check()
+        except BaseException:
+            if store is not None:
+                await store.close()
+            await engine.dispose()
+            raise
+        self.engine = engine
+        self.account_table = AccountTable(engine)
+        self.store = store
+        self.sessions_ready = Sessions(
+            store,
+            ttl=_seconds(self.auth.session.ttl),
+            idle_timeout=_seconds(self.auth.session.idle_timeout),
+        )
+        self.provider = Provider(
+            self.oidc.issuer, allow_loopback_http=self.oidc.allow_loopback_http, http=self._http
+        )
+        runtime.register(engine)
+
+    async def shutdown(self) -> None:
+        if self.store is not None:
+            await self.store.close()
+        if self.provider is not None and self._http is None:
+            await self.provider.aclose()
+        if self.engine is not None:
+            runtime.unregister(self.engine)
+            await self.engine.dispose()
+        self.engine = self.store = self.provider = self.sessions_ready = self.account_table = None
+
+    # Helpers.
+    @property
+    def sessions(self) -> Sessions:
+        if self.sessions_ready is None:
+            raise Problem("authentication is not started", status=503, code="unavailable")
+        return self.sessions_ready
+
+    def _provider(self) -> Provider:
+        if self.provider is None:
+            raise Problem("authentication is not started", status=503, code="unavailable")
+        return self.provider
+
+    def redirect_uri_for(self, request: Request) -> str:
+        """The configured redirect URL or, in loopback development, one derived from the request."""
+        configured = self.oidc.redirect_url
+        if configured and not configured.startswith("/"):
+            return configured
+        host = request.headers.get("host", "")
+        if not (self.oidc.allow_loopback_http and loopback_host_header(host)):
+            raise Problem(
+                "auth.oidc.redirect_url is not set and this request does not come from a loopback origin",
+                status=400,
+                code="login_unavailable",
+            )
+        return f"{request.url.scheme}://{host}{configured or self.auth.callback_path}"
+
+    def _allowed_origins(self, request: Request) -> set[str]:
+        origins = {f"{request.url.scheme}://{request.headers.get('host', '')}"}
+        if self.oidc.redirect_url and not self.oidc.redirect_url.startswith("/"):
+            parts = urlsplit(self.oidc.redirect_url)
+            origins.add(f"{parts.scheme}://{parts.netloc}")
+        return origins
+
+    # Endpoints.
+    async def login(self, request: Request) -> Response:
+        target = safe_return_path(request.query_params.get("next")) or self.auth.post_login_path
+        redirect_uri = self.redirect_uri_for(request)
+        try:
+            metadata = await self._provider().metadata()
+        except OidcError as error:
+            logger.error("identity provider discovery failed: %s", error)
+            raise Problem(
+                "the identity provider cannot be reached", status=503, code="provider_unavailable"
+            ) from None
+        pending = PendingLogin.new(redirect_uri)
+        prompt = reconfirm_prompt(metadata) if request.cookies.get(RECONFIRM_COOKIE) else ""
+        record = {
+            "state": pending.state,
+            "nonce": pending.nonce,
+            "verifier": pending.code_verifier,
+            "redirect_uri": redirect_uri,
+            "next": target,
+        }
+        try:
+            value = await self.sessions.begin_login(record)
+        except SessionStoreUnavailable:
+            raise Problem(
+                "the session store cannot answer right now", status=503, code="unavailable"
+            ) from None
+        url = authorization_url(
+            metadata, client_id=self.oidc.client_id, pending=pending, scopes=self.oidc.scopes, prompt=prompt
+        )
+        response = RedirectResponse(url, status_code=302)
+        response.headers.append(
+            "set-cookie",
+            set_cookie(LOGIN_COOKIE, value, secure=cookie_secure(request), max_age=int(LOGIN_LIFETIME)),
+        )
+        response.headers["cache-control"] = "no-store"
+        return response
+
+    async def callback(self, request: Request) -> Response:
+        secure = cookie_secure(request)
+        try:
+            response = await self._finish_login(request, secure)
+        except Problem as problem:
+            response = problem.response()
+        response.headers.append("set-cookie", expire_cookie(LOGIN_COOKIE, secure=secure))
+        response.headers["cache-control"] = "no-store"
+        return response
+
+    async def _finish_login(self, request: Request, secure: bool) -> Response:
+        params = request.query_params
+        login_value = request.cookies.get(LOGIN_COOKIE, "")
+        try:
+            pending = await self.sessions.take_login(login_value) if login_value else None
+        except SessionStoreUnavailable:
+            raise Problem(
+                "the session store cannot answer right now", status=503, code="unavailable"
+            ) from None
+        if pending is None:
+            raise _login_failed(
+                f"no sign-in is in progress in this browser; start again at {self.auth.login_path}"
+            )
+        provider = self._provider()
+        if not hmac.compare_digest(str(pending.get("state", "")), params.get("state", "")):
+            raise _login_failed("the sign-in response does not belong to this browser (state mismatch)")
+        if "iss" in params and params["iss"].rstrip("/") != provider.issuer:
+            raise _login_failed("the sign-in response comes from another issuer")
+        if "error" in params:
+            error = params["error"][:64]
+            logger.info(
+                "identity provider refused the sign-in: %s %s", error, params.get("error_description", "")
+            )
+            raise _login_failed(
+                f"the identity provider answered {error}", status=403 if error == "access_denied" else 400
+            )
+        code = params.get("code", "")
+        if not code:
+            raise _login_failed("the sign-in response carries no code")
+        login = PendingLogin(
+            state=str(pending["state"]),
+            nonce=str(pending["nonce"]),
+            code_verifier=str(pending["verifier"]),
+            redirect_uri=str(pending["redirect_uri"]),
+        )
+        try:
+            tokens = await exchange_code(
+                provider,
+                client_id=self.oidc.client_id,
+                client_secret=self.oidc.client_secret,
+                code=code,
+                pending=login,
+            )
+            verified = await verify_id_token(
+                provider, tokens.id_token, client_id=self.oidc.client_id, nonce=login.nonce
+            )
+        except ProviderUnavailable as error:
+            logger.error("identity provider unavailable during sign-in: %s", error)
+            raise Problem(
+                "the identity provider cannot be reached", status=503, code="provider_unavailable"
+            ) from None
+        except (ProviderError, TokenRejected, OidcError) as error:
+            logger.info("sign-in rejected: %s", error)
+            raise _login_failed(error.reason) from None
+        claims = verified.claims
+        value = claims.get(self.oidc.identity_claim)
+        if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+            raise _login_failed(f"the verified identity has no {self.oidc.identity_claim} claim")
+        if not await self._admits(verified.issuer, claims):
+            raise _login_failed(
+                "this identity is not admitted to the application", status=403, code="not_admitted"
+            )
+        identity = Identity(
+            issuer=verified.issuer,
+            claim=self.oidc.identity_claim,
+            value=str(value),
+            claims=claims,
+            create=self.oidc.auto_provision and self.oidc.admission != "existing",
+        )
+        try:
+            account = await resolve_account(identity, self.account_table)
+        except AccountStoreUnavailable as error:
+            logger.error("account store unavailable during sign-in: %s", error)
+            raise Problem(
+                "the account store cannot answer right now", status=503, code="unavailable"
+            ) from None
+        if account is None or not account.active:
+            raise _login_failed(
+                "this identity is not admitted to the application", status=403, code="not_admitted"
+            )
+        summary = SessionSummary(
+            account_id=account.account_id,
+            display_name=account.display_name or identity.display_name,
+            email=account.email or identity.email,
+            issuer=verified.issuer,
+            key=str(value),
+            auth_time=verified.auth_time,
+        )
+        try:
+            session_value = await self.sessions.start(summary, previous=request.cookies.get(SESSION_COOKIE))
+        except SessionStoreUnavailable:
+            raise Problem(
+                "the session store cannot answer right now", status=503, code="unavailable"
+            ) from None
+        mark_read(account.account_id)
+        target = safe_return_path(str(pending.get("next", ""))) or self.auth.post_login_path
+        response = RedirectResponse(target, status_code=303)
+        ttl = int(self.sessions.ttl)
+        response.headers.append(
+            "set-cookie", set_cookie(SESSION_COOKIE, session_value, secure=secure, max_age=ttl)
+        )
+        if request.cookies.get(RECONFIRM_COOKIE):
+            response.headers.append("set-cookie", expire_cookie(RECONFIRM_COOKIE, secure=secure))
+        return response
+
+    async def _admits(self, issuer: str, claims: dict[str, Any]) -> bool:
+        oidc = self.oidc
+        if oidc.admission == "existing":
+            return True  # the resolver decides: it may not create accounts
+        policy = admissions.build(
+            oidc.admission,
+            pointer=oidc.claim.path,
+            values=oidc.claim.values,
+            match=oidc.claim.match,
+            registered_claims=oidc.registered_claims,
+            identity_claim=oidc.identity_claim,
+            engine=self.engine,
+        )
+        try:
+            return await policy.admits(issuer, claims)
+        except StoreUnavailable as error:
+            logger.error("allow-list unavailable during sign-in: %s", error)
+            raise Problem(
+                "the account store cannot answer right now", status=503, code="unavailable"
+            ) from None
+
+    async def logout(self, request: Request) -> Response:
+        origin = request.headers.get("origin")
+        if (origin is not None and origin not in self._allowed_origins(request)) or (
+            request.headers.get("sec-fetch-site") == "cross-site"
+        ):
+            raise Problem("cross-origin logout refused", status=403, code="cross_origin")
+        form = await request.form()
+        scope = self.oidc.logout_scope
+        if form.get("scope") == "global" and self.oidc.allow_global_logout_request:
+            scope = "global"
+        secure = cookie_secure(request)
+        value = request.cookies.get(SESSION_COOKIE)
+        if value:
+            try:
+                await self.sessions.end(value)
+            except SessionStoreUnavailable:
+                raise Problem(
+                    "the session store cannot answer right now", status=503, code="unavailable"
+                ) from None
+        origin_root = f"{request.url.scheme}://{request.headers.get('host', '')}/"
+        target = "/"
+        if scope == "global":
+            try:
+                metadata = await self._provider().metadata()
+                endpoint = metadata.end_session_endpoint
+            except OidcError:
+                endpoint = ""
+            if endpoint:
+                separator = "&" if urlsplit(endpoint).query else "?"
+                query = urlencode({"client_id": self.oidc.client_id, "post_logout_redirect_uri": origin_root})
+                target = f"{endpoint}{separator}{query}"
+        response = RedirectResponse(target, status_code=303)
+        for name in (SESSION_COOKIE, LOGIN_COOKIE):
+            response.headers.append("set-cookie", expire_cookie(name, secure=secure))
+        # Next authorization demands proof and an account choice instead of the provider's own session.
+        response.headers.append(
+            "set-cookie", set_cookie(RECONFIRM_COOKIE, "1", secure=secure, max_age=RECONFIRM_LIFETIME)
+        )
+        response.headers["cache-control"] = "no-store"
+        return response
+
+
+def extension(app: object, auth: AuthSettings, rdb_dsn: str) -> OidcOnly:
+    """The plugin's factory: ``[session]`` is read here, as only the browser modes use it."""
+    from fw import configuration
+    from fw.settings import SessionSettings
+
+    session = configuration.config(SessionSettings)
+    return OidcOnly(BrowserLoginSettings(auth, session, RdbSettings(rdb_dsn)))

@@ -1,0 +1,78 @@
+"""The front-channel half of the code flow: a fresh state, nonce and PKCE verifier per attempt."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import urlencode, urlsplit
+
+from fw.auth.oidc.provider import ProviderMetadata
+
+
+def pkce_challenge(verifier: str) -> str:
+    """RFC 7636 S256: base64url(sha256(verifier)) without padding."""
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+@dataclass(frozen=True)
+class PendingLogin:
+    """The secrets of one authorization attempt; kept server-side (or sealed) until the callback."""
+
+    state: str
+    nonce: str
+    code_verifier: str
+    redirect_uri: str
+
+    @classmethod
+    def new(cls, redirect_uri: str) -> PendingLogin:
+        return cls(
+            state=secrets.token_urlsafe(32),
+            nonce=secrets.token_urlsafe(32),
+            code_verifier=secrets.token_urlsafe(48),
+            redirect_uri=redirect_uri,
+        )
+
+
+def scope_string(extra: Sequence[str]) -> str:
+    """``openid`` plus the configured scopes, each once, in order."""
+    scopes = ["openid"]
+    for scope in extra:
+        if scope and scope not in scopes:
+            scopes.append(scope)
+    return " ".join(scopes)
+
+
+def reconfirm_prompt(metadata: ProviderMetadata) -> str:
+    """``login``, plus ``select_account`` only where the provider advertises it."""
+    if "select_account" in metadata.prompt_values_supported:
+        return "login select_account"
+    return "login"
+
+
+def authorization_url(
+    metadata: ProviderMetadata,
+    *,
+    client_id: str,
+    pending: PendingLogin,
+    scopes: Sequence[str] = (),
+    prompt: str = "",
+) -> str:
+    params = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": pending.redirect_uri,
+        "scope": scope_string(scopes),
+        "state": pending.state,
+        "nonce": pending.nonce,
+        "code_challenge": pkce_challenge(pending.code_verifier),
+        "code_challenge_method": "S256",
+    }
+    if prompt:
+        params["prompt"] = prompt
+    endpoint = metadata.authorization_endpoint
+    separator = "&" if urlsplit(endpoint).query else "?"
+    return f"{endpoint}{separator}{urlencode(params)}"

@@ -1,0 +1,94 @@
+"""The ``cookie`` backend: the record travels sealed (AES-256-GCM) inside the cookie itself.
+
+No server state, so logout and a new login cannot invalidate a copy a client already took: it
+works until its seal expires. Account suspension still applies, because the account is re-read
+on requests. The key comes from ``session.keyring.secret``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import time
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from fw.auth.sessions.store import Record
+from fw.errors import StartupError
+
+SECRET_KEY = "session.keyring.secret"
+_AAD = b"fw_session/v1"
+_MAX_COOKIE = 3800
+
+
+def _b64decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def derive_key(secret: str) -> bytes:
+    """A 256-bit AEAD key from the configured secret (base64url of at least 32 random bytes)."""
+    try:
+        raw = _b64decode(secret.strip())
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) < 32:
+        raise StartupError(
+            SECRET_KEY,
+            "*****" if secret else "",
+            "the cookie session backend needs 32 or more random bytes, base64url-encoded "
+            '(python -c "import secrets; print(secrets.token_urlsafe(32))")',
+        )
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"fw session seal").derive(raw)
+
+
+class CookieStore:
+    name = "cookie"
+
+    def __init__(self, secret: str) -> None:
+        self._aead = AESGCM(derive_key(secret))
+
+    def seal(self, record: Record, expires_at: float) -> str:
+        payload = json.dumps({**record, "_exp": expires_at}, separators=(",", ":")).encode()
+        nonce = os.urandom(12)
+        sealed = base64.urlsafe_b64encode(nonce + self._aead.encrypt(nonce, payload, _AAD)).rstrip(b"=")
+        if len(sealed) > _MAX_COOKIE:
+            raise ValueError("the session record is too large for a cookie")
+        return sealed.decode("ascii")
+
+    def unseal(self, value: str) -> Record | None:
+        try:
+            blob = _b64decode(value)
+            if len(blob) < 12 + 16:
+                return None
+            data = json.loads(self._aead.decrypt(blob[:12], blob[12:], _AAD))
+        except (InvalidTag, binascii.Error, ValueError, UnicodeError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        expires = data.pop("_exp", 0)
+        if not isinstance(expires, int | float) or expires <= time.time():
+            return None
+        return data
+
+    async def save(self, record: Record, expires_at: float) -> str:
+        return self.seal(record, expires_at)
+
+    async def load(self, value: str) -> Record | None:
+        return self.unseal(value)
+
+    async def update(self, value: str, record: Record, expires_at: float) -> str:
+        return self.seal(record, expires_at)
+
+    async def delete(self, value: str) -> None:
+        """Nothing to delete server-side; the caller expires the cookie."""
+
+    async def check(self) -> None:
+        """The key was checked when the store was built."""
+
+    async def close(self) -> None:
+        return None

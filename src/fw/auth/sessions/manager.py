@@ -1,0 +1,129 @@
+"""Session lifetimes and the two kinds of record a browser carries.
+
+``session`` records hold an account summary (never provider tokens); ``login`` records hold the
+secrets of one sign-in attempt between the redirect to the provider and the callback. Both live
+in the configured backend, so a login begun on one app process can finish on another.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from fw.auth.sessions.store import Record, SessionStore
+
+SESSION_COOKIE = "fw_session"
+LOGIN_COOKIE = "fw_login"
+RECONFIRM_COOKIE = "fw_reconfirm"
+LOGIN_LIFETIME = 600.0
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """What a session remembers about its account: enough to answer ``fw.auth.user``."""
+
+    account_id: str
+    display_name: str
+    email: str
+    issuer: str
+    key: str
+    auth_time: int | None
+
+    def to_record(self) -> Record:
+        return {
+            "account_id": self.account_id,
+            "display_name": self.display_name,
+            "email": self.email,
+            "issuer": self.issuer,
+            "key": self.key,
+            "auth_time": self.auth_time,
+        }
+
+    @classmethod
+    def from_record(cls, record: Record) -> SessionSummary | None:
+        try:
+            auth_time = record.get("auth_time")
+            return cls(
+                account_id=str(record["account_id"]),
+                display_name=str(record.get("display_name", "")),
+                email=str(record.get("email", "")),
+                issuer=str(record["issuer"]),
+                key=str(record.get("key", "")),
+                auth_time=int(auth_time) if isinstance(auth_time, int) else None,
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass
+class ActiveSession:
+    """A resumed session: the cookie value to keep sending and whether it changed."""
+
+    value: str
+    summary: SessionSummary
+    record: Record
+    renewed: bool = False
+
+
+class Sessions:
+    """Creates, resumes (checking ttl and idle timeout) and ends sessions in one backend."""
+
+    def __init__(self, store: SessionStore, *, ttl: float, idle_timeout: float) -> None:
+        self.store = store
+        self.ttl = ttl
+        self.idle_timeout = idle_timeout
+
+    def _touch_after(self) -> float:
+        return min(60.0, self.idle_timeout / 10) if self.idle_timeout > 0 else float("inf")
+
+    async def start(self, summary: SessionSummary, *, previous: str | None = None) -> str:
+        """A new session under a new token; the browser's earlier session is revoked (no fixation)."""
+        if previous:
+            await self.store.delete(previous)
+        now = time.time()
+        record = {**summary.to_record(), "kind": "session", "created_at": now, "last_seen": now}
+        return await self.store.save(record, now + self.ttl)
+
+    async def resume(self, value: str) -> ActiveSession | None:
+        record = await self.store.load(value)
+        if record is None or record.get("kind") != "session":
+            return None
+        summary = SessionSummary.from_record(record)
+        created = record.get("created_at")
+        last_seen = record.get("last_seen")
+        if summary is None or not isinstance(created, int | float) or not isinstance(last_seen, int | float):
+            return None
+        now = time.time()
+        if created + self.ttl <= now or (self.idle_timeout > 0 and last_seen + self.idle_timeout <= now):
+            await self.store.delete(value)
+            return None
+        session = ActiveSession(value, summary, record)
+        if now - last_seen >= self._touch_after():
+            record["last_seen"] = now
+            new_value = await self.store.update(value, record, created + self.ttl)
+            session.renewed = new_value != value
+            session.value = new_value
+        return session
+
+    async def refresh(self, session: ActiveSession, summary: SessionSummary) -> None:
+        """Store a re-read account summary (display name or e-mail changed)."""
+        record = {**session.record, **summary.to_record()}
+        created = float(record["created_at"])
+        new_value = await self.store.update(session.value, record, created + self.ttl)
+        session.renewed = session.renewed or new_value != session.value
+        session.value, session.record, session.summary = new_value, record, summary
+
+    async def end(self, value: str) -> None:
+        await self.store.delete(value)
+
+    async def begin_login(self, data: dict[str, Any]) -> str:
+        return await self.store.save({**data, "kind": "login"}, time.time() + LOGIN_LIFETIME)
+
+    async def take_login(self, value: str) -> Record | None:
+        """The pending login for this browser, removed so a callback can be used only once."""
+        record = await self.store.load(value)
+        if record is None or record.get("kind") != "login":
+            return None
+        await self.store.delete(value)
+        return record

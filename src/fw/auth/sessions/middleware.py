@@ -1,0 +1,145 @@
+"""Resolve the browser session before every handler, re-read the account, guard protected paths.
+
+Failures never leak: an unusable cookie is dropped (anonymous is a normal state); a store that
+cannot answer is a 503; a protected path without a session goes through login or gets a 401.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import quote, urlencode
+
+from starlette.datastructures import MutableHeaders
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fw.auth.accounts import (
+    AccountStoreUnavailable,
+    AccountTable,
+    lookup_account,
+    mark_read,
+    reread_due,
+)
+from fw.auth.caller import Authentication, record
+from fw.auth.protection import Protection
+from fw.auth.redirects import loopback_host_header
+from fw.auth.sessions.cookies import expire_cookie, set_cookie
+from fw.auth.sessions.manager import SESSION_COOKIE, Sessions, SessionSummary
+from fw.auth.sessions.store import SessionStoreUnavailable
+from fw.auth.sessions.user import SCOPE_KEY, User
+from fw.problems import Problem
+
+logger = logging.getLogger("fw.auth")
+
+
+def cookie_secure(request: Request) -> bool:
+    """Secure everywhere but plain-http loopback development."""
+    return not (request.url.scheme == "http" and loopback_host_header(request.headers.get("host", "")))
+
+
+@dataclass
+class BrowserAuth:
+    """What the middleware needs from the mode that installs it."""
+
+    sessions: Callable[[], Sessions]
+    accounts: Callable[[], AccountTable | None]
+    protection: Protection
+    login_path: str
+    unauthenticated: str
+    exempt: frozenset[str]
+
+
+def unavailable(what: str) -> Response:
+    return Problem(f"the {what} cannot answer right now", status=503, code="unavailable").response()
+
+
+class BrowserSessionMiddleware:
+    def __init__(self, app: ASGIApp, auth: BrowserAuth) -> None:
+        self.app = app
+        self.auth = auth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        cookies: list[str] = []
+        secure = cookie_secure(request)
+        try:
+            current = await self._resolve(request, cookies, secure)
+        except SessionStoreUnavailable as error:
+            logger.error("session store unavailable: %s", error)
+            await unavailable("session store")(scope, receive, send)
+            return
+        except AccountStoreUnavailable as error:
+            logger.error("account store unavailable: %s", error)
+            await unavailable("account store")(scope, receive, send)
+            return
+        scope[SCOPE_KEY] = current
+        if current is not None:
+            record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))
+        path = scope["path"]
+        if current is None and path not in self.auth.exempt and self.auth.protection.requires_auth(path):
+            response = self._refuse(request)
+            for header in cookies:
+                response.headers.append("set-cookie", header)
+            await response(scope, receive, send)
+            return
+        if not cookies:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cookies(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for header in cookies:
+                    headers.append("set-cookie", header)
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookies)
+
+    async def _resolve(self, request: Request, cookies: list[str], secure: bool) -> User | None:
+        value = request.cookies.get(SESSION_COOKIE)
+        if not value:
+            return None
+        sessions = self.auth.sessions()
+        active = await sessions.resume(value)
+        if active is None:
+            cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
+            return None
+        summary = active.summary
+        if reread_due(summary.account_id):
+            account = await lookup_account(summary.account_id, self.auth.accounts())
+            if account is None or not account.active:
+                await sessions.end(active.value)
+                cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
+                return None
+            mark_read(summary.account_id)
+            fresh = SessionSummary(
+                account_id=summary.account_id,
+                display_name=account.display_name or summary.display_name,
+                email=account.email or summary.email,
+                issuer=summary.issuer,
+                key=summary.key,
+                auth_time=summary.auth_time,
+            )
+            if fresh != summary:
+                await sessions.refresh(active, fresh)
+                summary = fresh
+        if active.renewed:
+            max_age = int(sessions.ttl)
+            cookies.append(set_cookie(SESSION_COOKIE, active.value, secure=secure, max_age=max_age))
+        return User(summary.account_id, summary.display_name, summary.email, summary.issuer, summary.key)
+
+    def _refuse(self, request: Request) -> Response:
+        if self.auth.unauthenticated == "unauthorized":
+            return Problem("sign-in required", status=401, code="unauthorized").response()
+        target = request.url.path
+        if request.url.query:
+            target = f"{target}?{request.url.query}"
+        location = f"{self.auth.login_path}?{urlencode({'next': target}, quote_via=quote)}"
+        status = 302 if request.method in ("GET", "HEAD") else 303
+        return RedirectResponse(location, status_code=status)

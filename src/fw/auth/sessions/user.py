@@ -1,0 +1,30 @@
+"""The signed-in person as handlers see it in the browser modes: ``fw.auth.user(request)``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.requests import HTTPConnection
+
+SCOPE_KEY = "fw.auth.user"
+
+
+@dataclass(frozen=True)
+class User:
+    """A browser session's account.
+
+    ``key`` is the account link's value: the verified ``identity_claim`` (``sub`` by default) at
+    ``issuer``. ``display_name`` and ``email`` come from the account resolver.
+    """
+
+    account_id: str
+    display_name: str
+    email: str
+    issuer: str
+    key: str
+
+
+def user(request: HTTPConnection) -> User | None:
+    """The signed-in user, or ``None`` for an anonymous request."""
+    found = request.scope.get(SCOPE_KEY)
+    return found if isinstance(found, User) else None

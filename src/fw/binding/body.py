@@ -1,0 +1,223 @@
+"""Reading and decoding a request body once, into the shape generated binders consume.
+
+JSON and CBOR bodies become one mapping of typed values; urlencoded and multipart bodies become
+flat ``name -> [text, ...]`` maps plus uploaded files. Every decoding failure is a
+:class:`fw.BindError` (or a 413/415 problem), never an exception a client could see as a 500.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncGenerator
+from typing import Any, Final
+from urllib.parse import parse_qsl
+
+import msgspec
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import ClientDisconnect, Request
+
+from fw.binding.limits import BodyTooLarge, cbor_max_body, max_multipart_body_bytes, max_request_body
+from fw.binding.types import File
+from fw.problems import BindError, FieldError, Problem
+
+NONE: Final = 0
+JSON: Final = 1
+FORM: Final = 2
+MULTIPART: Final = 3
+CBOR: Final = 4
+
+#: Most form fields or multipart parts one body may carry.
+MAX_FORM_FIELDS: Final = 1000
+
+
+class UnsupportedMediaType(Problem):
+    """415: a body arrived in a media type the binder does not read."""
+
+    status = 415
+    code = "unsupported_media_type"
+    title = "Unsupported Media Type"
+
+
+class Body:
+    """A decoded body: ``kind`` says how to read ``values``."""
+
+    __slots__ = ("files", "kind", "values")
+
+    def __init__(self, kind: int, values: dict[str, Any], files: dict[str, list[File]] | None = None) -> None:
+        self.kind = kind
+        self.values = values
+        self.files: dict[str, list[File]] = files if files is not None else {}
+
+
+EMPTY: Final = Body(NONE, {})
+
+
+def body_error(message: str) -> BindError:
+    """A whole-body failure, reported as the pseudo-field ``body``."""
+    return BindError([FieldError("body", "payload", message)])
+
+
+_decode_json = msgspec.json.Decoder().decode
+
+
+def decode_json(raw: bytes) -> Body:
+    """Strict UTF-8 JSON (msgspec's decoder): one object, no NaN/Infinity, no float overflow.
+
+    Duplicate keys: the last one wins. Nesting deeper than the decoder's recursion bound is a
+    bind error like any other malformed body.
+    """
+    try:
+        value = _decode_json(raw)
+    except (msgspec.MsgspecError, ValueError, RecursionError):
+        raise body_error("invalid JSON body") from None
+    if type(value) is not dict:
+        raise body_error("invalid JSON body")
+    return Body(JSON, value)
+
+
+def decode_form(raw: bytes) -> Body:
+    try:
+        pairs = parse_qsl(
+            raw.decode("utf-8"), keep_blank_values=True, errors="strict", max_num_fields=MAX_FORM_FIELDS
+        )
+    except ValueError:
+        raise body_error("invalid form body") from None
+    values: dict[str, list[str]] = {}
+    for name, value in pairs:
+        values.setdefault(name, []).append(value)
+    return Body(FORM, values)
+
+
+def decode_cbor(raw: bytes) -> Body:
+    import cbor2
+
+    try:
+        value = cbor2.loads(raw)
+    except Exception:  # cbor2 raises several unrelated types for malformed input
+        raise body_error("invalid CBOR body") from None
+    if type(value) is not dict or not all(type(k) is str for k in value):
+        raise body_error("invalid CBOR body")
+    for item in value.values():
+        if type(item) is float and not math.isfinite(item):
+            raise body_error("invalid CBOR body")
+    return Body(CBOR, value)
+
+
+async def _limited(request: Request, limit: int) -> AsyncGenerator[bytes, None]:
+    seen = 0
+    async for chunk in request.stream():
+        seen += len(chunk)
+        if seen > limit:
+            raise BodyTooLarge(limit)
+        yield chunk
+
+
+async def _read_limited(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge(limit)
+    return b"".join([chunk async for chunk in _limited(request, limit)])
+
+
+class _CompleteMultiPartParser(MultiPartParser):
+    """Starlette's parser, also refusing a body that stops before its closing boundary."""
+
+    ended = False
+
+    def on_end(self) -> None:
+        super().on_end()
+        self.ended = True
+
+
+async def decode_multipart(request: Request) -> Body:
+    limit = min(max_multipart_body_bytes(), max_request_body())
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge(limit)
+    parser = _CompleteMultiPartParser(
+        request.headers,
+        _limited(request, limit),
+        max_files=MAX_FORM_FIELDS,
+        max_fields=MAX_FORM_FIELDS,
+        max_part_size=limit,
+    )
+    try:
+        form = await parser.parse()
+    except MultiPartException:
+        raise body_error("invalid multipart body") from None
+    if not parser.ended:
+        await form.close()
+        raise body_error("invalid multipart body")
+    values: dict[str, list[str]] = {}
+    files: dict[str, list[File]] = {}
+    try:
+        for name, item in form.multi_items():
+            if isinstance(item, UploadFile):
+                content = await item.read()
+                upload = File(item.filename or "", item.content_type or "", len(content), content)
+                files.setdefault(name, []).append(upload)
+            else:
+                values.setdefault(name, []).append(item)
+    finally:
+        await form.close()
+    return Body(MULTIPART, values, files)
+
+
+async def _read_all(request: Request) -> bytes:
+    """The whole body (already bounded by the outer limit), kept on the request like Starlette does."""
+    cached: bytes | None = getattr(request, "_body", None)
+    if cached is not None:
+        return cached
+    receive = request.receive
+    message = await receive()
+    if message["type"] != "http.request":
+        raise ClientDisconnect()
+    body: bytes = message.get("body", b"")
+    if message.get("more_body", False):
+        chunks = [body]
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                raise ClientDisconnect()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+    request._body = body
+    return body
+
+
+def _content_headers(request: Request) -> tuple[str, bytes | None]:
+    kind = ""
+    length: bytes | None = None
+    for name, value in request.scope["headers"]:
+        if name == b"content-type":
+            kind = value.decode("latin-1").partition(";")[0].strip().lower()
+        elif name == b"content-length":
+            length = value
+    return kind, length
+
+
+async def read_body(request: Request, cbor: bool = False) -> Body:
+    """Decode the request body by its media type; an empty body is :data:`EMPTY`."""
+    kind, length = _content_headers(request)
+    if length == b"0":
+        return EMPTY
+    if kind == "multipart/form-data":
+        body = await decode_multipart(request)
+        return body
+    if cbor and (kind == "application/cbor" or kind.endswith("+cbor")):
+        raw = await _read_limited(request, min(cbor_max_body(), max_request_body()))
+        return decode_cbor(raw) if raw else EMPTY
+    raw = await _read_all(request)
+    if not raw:
+        return EMPTY
+    if kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json")):
+        return decode_json(raw)
+    if kind == "application/x-www-form-urlencoded":
+        return decode_form(raw)
+    accepted = "application/json, application/x-www-form-urlencoded, multipart/form-data"
+    if cbor:
+        accepted += ", application/cbor"
+    raise UnsupportedMediaType(f"unsupported body media type {kind or '(none)'!r}; send one of: {accepted}")

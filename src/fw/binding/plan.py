@@ -1,0 +1,501 @@
+"""The build-time model of a bound dataclass: what ``fw generate`` reads once and writes code from.
+
+Everything here runs at generation time only (it imports user modules and inspects annotations);
+the request path never touches it. Every rule the spec makes a generation error is enforced
+here, reported with the file:line of the offending field.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import dataclasses
+import inspect
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from fw.binding.types import File, RawJSON
+from fw.errors import GenerationError
+from fw.markers import Check, Default, Enum, Source
+
+Kind = Literal["scalar", "file", "struct", "list", "dict", "rest"]
+SCALARS: dict[type, str] = {str: "str", int: "int", float: "float", bool: "bool", bytes: "bytes"}
+FORMATS = ("email", "uuid", "date", "time", "datetime")
+_RULES = ("required", "min", "max", "minlen", "maxlen", "len", "pattern", *FORMATS)
+_MISSING: Any = dataclasses.MISSING
+
+
+@dataclass
+class TypeRef:
+    """A field type fw knows how to bind."""
+
+    kind: Kind
+    scalar: str = ""
+    optional: bool = False
+    item: TypeRef | None = None
+    struct: StructPlan | None = None
+    raw: bool = False
+
+    def describe(self) -> str:
+        inner = {
+            "scalar": self.scalar,
+            "file": "fw.File",
+            "struct": self.struct.cls.__qualname__ if self.struct else "dataclass",
+            "list": f"list[{self.item.describe() if self.item else '?'}]",
+            "dict": f"dict[str, {self.item.describe() if self.item else '?'}]",
+            "rest": "dict[str, fw.RawJSON]" if self.raw else "dict[str, Any]",
+        }[self.kind]
+        return f"{inner} | None" if self.optional else inner
+
+
+@dataclass
+class Rule:
+    name: str
+    text: str = ""
+    number: float = 0.0
+    length: int = 0
+
+
+@dataclass
+class FieldPlan:
+    name: str
+    wire: str
+    source: str
+    type: TypeRef
+    line: int
+    kw_only: bool
+    required: bool = False
+    rules: list[Rule] = field(default_factory=list)
+    enum: list[Any] | None = None
+    enum_text: list[str] = field(default_factory=list)
+    has_default: bool = False
+    default: Any = None
+    doc: str | None = None
+
+    @property
+    def validated(self) -> bool:
+        return self.required or bool(self.rules) or self.enum is not None
+
+
+@dataclass
+class StructPlan:
+    cls: type
+    file: str
+    line: int
+    doc: str | None
+    fields: list[FieldPlan] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.cls.__module__}.{self.cls.__qualname__}"
+
+
+def lower_camel(name: str) -> str:
+    """``first_name`` -> ``firstName`` (leading underscores kept)."""
+    stripped = name.lstrip("_")
+    lead = name[: len(name) - len(stripped)]
+    parts = stripped.split("_")
+    return lead + parts[0] + "".join(part[:1].upper() + part[1:] for part in parts[1:] if part)
+
+
+# Source locations and doc comments -------------------------------------------------------------
+@dataclass
+class ClassSource:
+    file: str
+    line: int
+    doc: str | None
+    field_lines: dict[str, int]
+    field_docs: dict[str, str]
+
+
+def class_source(cls: type) -> ClassSource:
+    """Where ``cls`` is declared, its docstring and each field's line and doc comment."""
+    file = inspect.getsourcefile(cls) or "<unknown>"
+    try:
+        lines, start = inspect.getsourcelines(cls)
+    except (OSError, TypeError):
+        return ClassSource(file, 0, None, {}, {})
+    text = inspect.cleandoc("\n" + "".join(lines)) if lines[0][:1].isspace() else "".join(lines)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return ClassSource(file, start, None, {}, {})
+    node = next((n for n in tree.body if isinstance(n, ast.ClassDef)), None)
+    if node is None:
+        return ClassSource(file, start, None, {}, {})
+    source_lines = text.splitlines()
+    field_lines: dict[str, int] = {}
+    field_docs: dict[str, str] = {}
+    body = node.body
+    for index, statement in enumerate(body):
+        if not (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)):
+            continue
+        name = statement.target.id
+        field_lines[name] = start + statement.lineno - 1
+        comments: list[str] = []
+        row = statement.lineno - 2
+        while row >= 0 and source_lines[row].strip().startswith("#:"):
+            comments.insert(0, source_lines[row].strip()[2:].strip())
+            row -= 1
+        following = body[index + 1] if index + 1 < len(body) else None
+        if (
+            not comments
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            comments = [inspect.cleandoc(following.value.value)]
+        if comments:
+            field_docs[name] = "\n".join(comments).strip()
+    doc = ast.get_docstring(node)
+    return ClassSource(file, start, doc, field_lines, field_docs)
+
+
+def is_deprecated(doc: str | None) -> bool:
+    return doc is not None and any(p.strip().startswith("Deprecated:") for p in re.split(r"\n\s*\n", doc))
+
+
+# Planning --------------------------------------------------------------------------------------
+class Planner:
+    """Plans dataclasses, collecting every generation error instead of stopping at the first."""
+
+    def __init__(self, cbor: bool) -> None:
+        self.cbor = cbor
+        self.errors: list[GenerationError] = []
+        self.plans: dict[type, StructPlan] = {}
+        self._active: list[type] = []
+
+    def error(self, file: str, line: int, message: str) -> None:
+        self.errors.append(GenerationError(file, line, message))
+
+    def plan(self, cls: type, *, top: bool) -> StructPlan:
+        known = self.plans.get(cls)
+        if known is not None:
+            return known
+        where = class_source(cls)
+        plan = StructPlan(cls, where.file, where.line, where.doc)
+        self.plans[cls] = plan
+        self._active.append(cls)
+        try:
+            hints = typing.get_type_hints(cls, include_extras=True)
+        except Exception as failure:
+            self.error(
+                where.file, where.line, f"cannot resolve the annotations of {cls.__qualname__}: {failure}"
+            )
+            self._active.pop()
+            return plan
+        rest_fields = 0
+        for item in dataclasses.fields(cls):
+            if not item.init:
+                continue
+            line = where.field_lines.get(item.name, where.line)
+            planned = self._field(cls, item, hints.get(item.name, Any), where, line, top)
+            if planned is None:
+                continue
+            planned.doc = where.field_docs.get(item.name)
+            if planned.type.kind == "rest":
+                rest_fields += 1
+                if rest_fields > 1:
+                    self.error(where.file, line, 'more than one fw.payload("*") rest field in one dataclass')
+                if self.cbor:
+                    self.error(
+                        where.file, line, 'a fw.payload("*") rest map cannot be combined with api.cbor = true'
+                    )
+            plan.fields.append(planned)
+        self._active.pop()
+        return plan
+
+    def _field(
+        self, cls: type, item: dataclasses.Field[Any], hint: Any, where: ClassSource, line: int, top: bool
+    ) -> FieldPlan | None:
+        file = where.file
+        base: Any = hint
+        metadata: tuple[Any, ...] = ()
+        if typing.get_origin(hint) is Annotated:
+            base, metadata = hint.__origin__, hint.__metadata__
+        sources = [m for m in metadata if isinstance(m, Source)]
+        checks = [m for m in metadata if isinstance(m, Check)]
+        enums = [m for m in metadata if isinstance(m, Enum)]
+        defaults = [m for m in metadata if isinstance(m, Default)]
+        for found, what in (
+            (sources, "source marker"),
+            (checks, "fw.check"),
+            (enums, "fw.enum"),
+            (defaults, "fw.default"),
+        ):
+            if len(found) > 1:
+                self.error(file, line, f"field {item.name!r}: more than one {what}")
+        source = sources[0] if sources else Source("input", None)
+        rest = source.kind == "payload" and source.name == "*"
+        if not top and source.kind not in ("input", "payload"):
+            self.error(
+                file,
+                line,
+                f"field {item.name!r}: a nested dataclass binds from the body only; "
+                f"fw.{source.kind} is allowed on the top-level type",
+            )
+        if not top and rest:
+            self.error(file, line, f"field {item.name!r}: a rest map is allowed on the top-level type only")
+        ref = self._type(base, file, line, item.name, rest)
+        if ref is None:
+            return None
+        if ref.kind == "file" and (not top or source.kind not in ("input", "payload")):
+            self.error(
+                file, line, f"field {item.name!r}: a fw.File comes from a top-level multipart body field only"
+            )
+            return None
+        wire = source.name if source.name and not rest else lower_camel(item.name)
+        planned = FieldPlan(item.name, wire, "rest" if rest else source.kind, ref, line, bool(item.kw_only))
+        self._check_source(planned, file)
+        if checks:
+            self._rules(planned, checks[0].rules, file)
+        if enums:
+            self._enum(planned, enums[0].values, file)
+        if defaults:
+            self._default(planned, defaults[0].value, file)
+        return planned
+
+    def _type(self, hint: Any, file: str, line: int, name: str, rest: bool) -> TypeRef | None:
+        optional = False
+        origin = typing.get_origin(hint)
+        if origin is typing.Union or origin is types.UnionType:
+            args = [a for a in typing.get_args(hint) if a is not type(None)]
+            if len(args) == 1 and len(typing.get_args(hint)) == 2:
+                optional, hint = True, args[0]
+                origin = typing.get_origin(hint)
+        if rest:
+            pair = typing.get_args(hint)
+            if origin is dict and len(pair) == 2 and pair[0] is str and pair[1] in (Any, RawJSON):
+                return TypeRef("rest", optional=False, raw=pair[1] is RawJSON)
+            self.error(
+                file,
+                line,
+                f'field {name!r}: a fw.payload("*") rest field must be '
+                "dict[str, Any] or dict[str, fw.RawJSON]",
+            )
+            return None
+        ref = self._value_type(hint, file, line, name, recursive_ok=optional)
+        if ref is not None:
+            ref.optional = optional
+        return ref
+
+    def _value_type(
+        self, hint: Any, file: str, line: int, name: str, recursive_ok: bool = False
+    ) -> TypeRef | None:
+        if hint in SCALARS:
+            return TypeRef("scalar", SCALARS[hint])
+        if hint is File:
+            return TypeRef("file")
+        origin = typing.get_origin(hint)
+        args = typing.get_args(hint)
+        if origin is list and len(args) == 1:
+            item = self._value_type(args[0], file, line, name, recursive_ok=True)
+            if item is None:
+                return None
+            if item.kind == "file":
+                self.error(
+                    file,
+                    line,
+                    f"field {name!r}: list[fw.File] is not supported; declare one fw.File per part",
+                )
+                return None
+            return TypeRef("list", item=item)
+        if origin is dict and len(args) == 2:
+            if args[0] is not str:
+                self.error(file, line, f"field {name!r}: map keys must be str")
+                return None
+            item = self._value_type(args[1], file, line, name, recursive_ok=True)
+            if item is None:
+                return None
+            if item.kind == "file":
+                self.error(file, line, f"field {name!r}: dict of fw.File is not supported")
+                return None
+            return TypeRef("dict", item=item)
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            if hint in self._active and recursive_ok:
+                return TypeRef("struct", struct=self.plans[hint])
+            if hint in self._active:
+                self.error(
+                    file,
+                    line,
+                    f"field {name!r}: {hint.__qualname__} reaches itself; such a field "
+                    "must be optional (`| None`) to be bound",
+                )
+                return None
+            return TypeRef("struct", struct=self.plan(hint, top=False))
+        self.error(file, line, f"field {name!r}: unsupported field type {_type_text(hint)}")
+        return None
+
+    def _check_source(self, planned: FieldPlan, file: str) -> None:
+        ref, source = planned.type, planned.source
+        if source in ("path", "header", "cookie") and ref.kind != "scalar":
+            self.error(
+                file,
+                planned.line,
+                f"field {planned.name!r}: fw.{source} binds one value; "
+                f"{ref.describe()} is not allowed (repeated {source} values are refused)",
+            )
+        elif source == "method" and not (ref.kind == "scalar" and ref.scalar == "str"):
+            self.error(file, planned.line, f"field {planned.name!r}: fw.method() needs a str field")
+        elif source == "query" and not (
+            ref.kind == "scalar"
+            or (ref.kind == "list" and ref.item is not None and ref.item.kind == "scalar")
+        ):
+            self.error(
+                file,
+                planned.line,
+                f"field {planned.name!r}: fw.query binds a scalar or list[scalar], not {ref.describe()}",
+            )
+
+    def _rules(self, planned: FieldPlan, text: str, file: str) -> None:
+        ref = planned.type
+        tokens = text.split(",")
+        index = 0
+        while index < len(tokens):
+            token = tokens[index].strip()
+            index += 1
+            if not token:
+                continue
+            rule, _, argument = token.partition("=")
+            rule = rule.strip()
+            if rule in ("enum", "default"):
+                self.error(
+                    file,
+                    planned.line,
+                    f"field {planned.name!r}: {rule}= inside fw.check; use fw.{rule}(...) as its own marker",
+                )
+                continue
+            if rule not in _RULES:
+                self.error(file, planned.line, f"field {planned.name!r}: unknown rule {rule!r} in fw.check")
+                continue
+            if rule == "pattern":
+                regex = ",".join([token.partition("=")[2], *tokens[index:]])
+                index = len(tokens)
+                trailing = regex.rsplit(",", 1)
+                if len(trailing) == 2 and trailing[1].strip().partition("=")[0].strip() in (
+                    *_RULES,
+                    "enum",
+                    "default",
+                ):
+                    self.error(
+                        file,
+                        planned.line,
+                        f"field {planned.name!r}: pattern= must be the last rule in fw.check",
+                    )
+                    continue
+                argument = regex
+            if rule != "required" and ref.kind != "scalar":
+                self.error(
+                    file,
+                    planned.line,
+                    f"field {planned.name!r}: only `required` applies to a "
+                    f"{ref.describe()} field, not {rule!r}",
+                )
+                continue
+            if rule == "required":
+                planned.required = True
+                continue
+            if rule in ("min", "max"):
+                if ref.scalar not in ("int", "float"):
+                    self.error(
+                        file, planned.line, f"field {planned.name!r}: {rule} needs an int or float field"
+                    )
+                    continue
+                try:
+                    number = float(argument)
+                except ValueError:
+                    self.error(
+                        file, planned.line, f"field {planned.name!r}: {rule}={argument!r} is not a number"
+                    )
+                    continue
+                planned.rules.append(Rule(rule, argument.strip(), number=number))
+                continue
+            if ref.scalar != "str":
+                self.error(file, planned.line, f"field {planned.name!r}: {rule} needs a str field")
+                continue
+            if rule in ("minlen", "maxlen", "len"):
+                if not argument.strip().isdigit():
+                    self.error(
+                        file, planned.line, f"field {planned.name!r}: {rule}={argument!r} is not a length"
+                    )
+                    continue
+                planned.rules.append(Rule(rule, argument.strip(), length=int(argument)))
+            elif rule == "pattern":
+                try:
+                    re.compile(argument)
+                except re.error as bad:
+                    self.error(
+                        file, planned.line, f"field {planned.name!r}: invalid pattern {argument!r}: {bad}"
+                    )
+                    continue
+                planned.rules.append(Rule("pattern", argument))
+            else:
+                if argument:
+                    self.error(file, planned.line, f"field {planned.name!r}: {rule} takes no value")
+                    continue
+                planned.rules.append(Rule(rule))
+
+    def _scalar_or_error(self, planned: FieldPlan, what: str, file: str) -> bool:
+        if planned.type.kind != "scalar":
+            self.error(
+                file,
+                planned.line,
+                f"field {planned.name!r}: fw.{what} applies to scalar fields only, "
+                f"not {planned.type.describe()}",
+            )
+            return False
+        return True
+
+    def _enum(self, planned: FieldPlan, text: str, file: str) -> None:
+        if not self._scalar_or_error(planned, "enum", file):
+            return
+        values: list[Any] = []
+        texts = [part.strip() for part in text.split(",")]
+        for part in texts:
+            value = parse_literal(planned.type.scalar, part)
+            if value is _MISSING or part == "":
+                self.error(
+                    file,
+                    planned.line,
+                    f"field {planned.name!r}: enum value {part!r} is not a valid {planned.type.scalar}",
+                )
+                return
+            values.append(value)
+        planned.enum, planned.enum_text = values, texts
+
+    def _default(self, planned: FieldPlan, text: str, file: str) -> None:
+        if not self._scalar_or_error(planned, "default", file):
+            return
+        value = parse_literal(planned.type.scalar, text)
+        if value is _MISSING:
+            self.error(
+                file,
+                planned.line,
+                f"field {planned.name!r}: default {text!r} is not a valid {planned.type.scalar}",
+            )
+            return
+        planned.has_default, planned.default = True, value
+
+
+def parse_literal(scalar: str, text: str) -> Any:
+    """Parse a tag value as the field type, the way request text is parsed; ``MISSING`` if it cannot."""
+    from fw.binding import values
+
+    if scalar == "str":
+        return text
+    if scalar == "bytes":
+        try:
+            return base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            return _MISSING
+    convert = {"int": values.int_text, "float": values.float_text, "bool": values.bool_text}[scalar]
+    result = convert(text)
+    return _MISSING if result is values.BAD else result
+
+
+def _type_text(hint: Any) -> str:
+    return hint.__qualname__ if isinstance(hint, type) else repr(hint).replace("typing.", "")

@@ -1,0 +1,122 @@
+"""``fw.parse``: dispatch to generated binders, and nothing else.
+
+Generated ``_fw_binders`` modules register one binder per type when imported. ``parse`` looks the
+type up; on a miss it imports the ``_fw_binders`` module next to the type once. A binder whose
+type changed after generation is refused (checked once, at registration, by a fingerprint of the
+declaration), so a stale build fails loudly instead of binding the wrong fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from starlette.requests import Request
+
+T = TypeVar("T")
+Binder = Callable[[Request], Awaitable[Any]]
+
+_binders: dict[type, Binder] = {}
+_stale: dict[type, str] = {}
+_imported: set[str] = set()
+#: OpenAPI pieces registered by generated modules: handler key -> operation, and schemas.
+operations: dict[str, dict[str, Any]] = {}
+schemas: dict[str, dict[str, Any]] = {}
+
+
+class NoBinderError(RuntimeError):
+    """``fw.parse`` was called for a type ``fw generate`` wrote no (current) binder for."""
+
+
+def type_name(cls: type) -> str:
+    return f"{module_name(cls.__module__)}.{cls.__qualname__}"
+
+
+def module_name(name: str) -> str:
+    """The importable name of a module (``__main__`` run with ``-m`` has a real one)."""
+    if name == "__main__":
+        spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+        if spec is not None and spec.name:
+            return str(spec.name)
+    return name
+
+
+def fingerprint(*classes: type) -> str:
+    """A cheap digest of the declarations of ``classes``: field names, annotations, init flags."""
+    digest = hashlib.blake2b(digest_size=8)
+    for cls in classes:
+        digest.update(cls.__qualname__.encode())
+        for item in dataclasses.fields(cls):
+            annotation = item.type if isinstance(item.type, str) else repr(item.type)
+            digest.update(f"|{item.name}:{annotation}:{item.init}:{item.kw_only}".encode())
+    return digest.hexdigest()
+
+
+def register(cls: type, binder: Binder, expected: str, *closure: type) -> None:
+    """Called by generated code: bind ``cls`` with ``binder`` if its declaration is unchanged."""
+    if fingerprint(cls, *closure) != expected:
+        _stale[cls] = expected
+        _binders.pop(cls, None)
+        return
+    _stale.pop(cls, None)
+    _binders[cls] = binder
+
+
+def register_openapi(ops: Mapping[str, dict[str, Any]], pieces: Mapping[str, dict[str, Any]]) -> None:
+    operations.update(ops)
+    schemas.update(pieces)
+
+
+def binders_module_for(module: str) -> str:
+    package = module_name(module).rpartition(".")[0]
+    return f"{package}._fw_binders" if package else "_fw_binders"
+
+
+def load_binders_near(module: str) -> None:
+    """Import the generated module of ``module``'s package, once; a missing one is not an error here."""
+    target = binders_module_for(module)
+    if target in _imported:
+        return
+    _imported.add(target)
+    try:
+        importlib.import_module(target)
+    except ModuleNotFoundError as missing:
+        if missing.name != target:
+            raise
+
+
+def binder_for(cls: type) -> Binder:
+    if not isinstance(cls, type):
+        raise NoBinderError(f"fw.parse needs a dataclass type, got {cls!r}: no binder can exist for it")
+    binder = _binders.get(cls)
+    if binder is not None:
+        return binder
+    load_binders_near(cls.__module__)
+    binder = _binders.get(cls)
+    if binder is not None:
+        return binder
+    if cls in _stale:
+        raise NoBinderError(
+            f"the generated binder for {type_name(cls)} is stale (the dataclass changed since "
+            "generation): run `fw generate`"
+        )
+    raise NoBinderError(
+        f"no generated binder for {type_name(cls)}: run `fw generate` "
+        "(fw.parse needs a dataclass written at the call, in a [tool.fw.generate] handlers directory)"
+    )
+
+
+async def parse(cls: type[T], request: Request) -> T:
+    """Bind ``request`` into a ``cls`` and validate it; raises :class:`fw.BindError` listing every field.
+
+    Only dispatches to the binder ``fw generate`` wrote for ``cls``.
+    """
+    binder = _binders.get(cls)
+    if binder is None:
+        binder = binder_for(cls)
+    result: T = await binder(request)
+    return result

@@ -1,0 +1,445 @@
+"""Process-wide configuration state: registrations, the parsed values, the chosen sub-command.
+
+Registration only records the generated loader (or why there is none); the error surfaces when
+configuration is parsed or read, so ``import fw`` works even while a loader is stale and
+``fw generate`` can always run to refresh it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import sys
+import typing
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fw.configuration import summary as _summary
+from fw.configuration.argv import ParsedArgs, parse_argv
+from fw.configuration.resolve import Resolved, resolve
+from fw.configuration.schema import Command, Field, Loader, fingerprint, type_name
+from fw.configuration.sources import (
+    LoadOptions,
+    app_env,
+    candidate_files,
+    find_file,
+    read_config_path,
+    read_env,
+)
+from fw.configuration.templates import env_template, toml_template
+from fw.configuration.tomlfile import FileLayer, parse_file
+from fw.errors import ConfigError
+
+T = TypeVar("T")
+
+REMOVED_KEYS = {
+    "auth.oidc.provider_logout": "removed setting: use auth.oidc.logout_scope (reconfirm or global) instead",
+}
+
+
+@dataclass
+class Registration:
+    cls: type
+    name: str
+    loader: Loader | Command | None
+    problem: str | None
+
+
+@dataclass
+class State:
+    configs: dict[str, Registration] = field(default_factory=dict)
+    commands: dict[str, Registration] = field(default_factory=dict)
+    options: LoadOptions = field(default_factory=LoadOptions)
+    parsed: bool = False
+    resolved: Resolved | None = None
+    file: FileLayer | None = None
+    instances: dict[type, Any] = field(default_factory=dict)
+    selected: tuple[type, Any] | None = None
+    template: str | None = None
+    app_env: str = "dev"
+    summary_printed: bool = False
+
+
+_state = State()
+_builtin: list[tuple[type, str]] = []
+_generating: list[tuple[str, type, str]] | None = None
+
+
+# Registration.
+def register_config(cls: type[T], prefix: str) -> None:
+    """Declare ``cls`` as the configuration under ``prefix``; call at import time, before parsing."""
+    if _generating is not None:
+        _generating.append(("config", cls, prefix))
+        return
+    if _state.parsed:
+        raise RuntimeError(
+            f"register_config({cls.__qualname__}, {prefix!r}) after parse_config: register at import time"
+        )
+    if not isinstance(prefix, str) or not prefix:
+        raise ValueError("register_config needs a non-empty prefix string literal")
+    if cls.__module__ == "fw.settings" and (cls, prefix) not in _builtin:
+        _builtin.append((cls, prefix))
+    existing = _state.configs.get(prefix)
+    if existing is not None and existing.cls is not cls:
+        raise RuntimeError(
+            f"prefix {prefix!r} is already registered by {type_name(existing.cls)}: use one prefix per area"
+        )
+    for other in _state.configs.values():
+        if other.cls is cls and other.name != prefix:
+            raise RuntimeError(f"{type_name(cls)} is already registered under prefix {other.name!r}")
+    loader, problem = _lookup(cls, "LOADERS")
+    if isinstance(loader, Loader) and loader.prefix != prefix:
+        problem = (
+            f"the generated loader of {type_name(cls)} is for prefix {loader.prefix!r}, not {prefix!r}: "
+            "run `fw generate`"
+        )
+        loader = None
+    _state.configs[prefix] = Registration(cls, prefix, loader, problem)
+
+
+def register_subcommand(cls: type[T], name: str, description: str = "") -> None:
+    """Declare a sub-command whose options and positionals fill ``cls`` from the command line."""
+    if _generating is not None:
+        _generating.append(("command", cls, name))
+        return
+    if _state.parsed:
+        raise RuntimeError(f"register_subcommand({cls.__qualname__}, {name!r}) after parse_config")
+    if not isinstance(name, str) or not name:
+        raise ValueError("register_subcommand needs a non-empty name")
+    existing = _state.commands.get(name)
+    if existing is not None and existing.cls is not cls:
+        raise RuntimeError(f"sub-command {name!r} is already registered by {type_name(existing.cls)}")
+    loader, problem = _lookup(cls, "COMMANDS")
+    if isinstance(loader, Command) and loader.name != name:
+        problem = f"the generated sub-command of {type_name(cls)} is {loader.name!r}: run `fw generate`"
+        loader = None
+    _state.commands[name] = Registration(cls, name, loader, problem)
+
+
+def subcommand(cls: type[T], name: str, description: str = "") -> None:
+    """Deprecated alias of :func:`register_subcommand`."""
+    warnings.warn("fw.subcommand is deprecated; use fw.register_subcommand", DeprecationWarning, stacklevel=2)
+    register_subcommand(cls, name, description)
+
+
+def module_name(cls: type) -> str:
+    """The importable module name of ``cls`` (a ``python -m`` or script ``__main__`` resolved)."""
+    name = cls.__module__
+    if name == "__main__":
+        main = sys.modules.get("__main__")
+        spec = getattr(main, "__spec__", None)
+        if spec is not None and spec.name:
+            return str(spec.name)
+        file = getattr(main, "__file__", None)
+        if file:
+            return Path(file).stem
+    return name
+
+
+def _lookup(cls: type, table: str) -> tuple[Loader | Command | None, str | None]:
+    module = module_name(cls)
+    name = f"{module}:{cls.__qualname__}"
+    parts = module.split(".")[:-1]
+    candidates = [".".join(parts[:end]) + "._fw_config" for end in range(len(parts), 0, -1)] or ["_fw_config"]
+    for candidate in candidates:
+        try:
+            generated = importlib.import_module(candidate)
+        except ModuleNotFoundError as error:
+            if error.name == candidate:
+                continue
+            raise
+        entry = getattr(generated, table, {}).get(name)
+        if entry is None:
+            continue
+        try:
+            current = fingerprint(entry.classes())
+        except AttributeError:
+            current = ""
+        if current != entry.fingerprint:
+            return (
+                None,
+                f"the generated loader of {name} is stale (the declaration changed): run `fw generate`",
+            )
+        return entry, None
+    return (
+        None,
+        f"no generated configuration loader for {name}: run `fw generate` (is its directory listed in "
+        "[tool.fw.generate] config?)",
+    )
+
+
+def _loader(registration: Registration) -> Loader:
+    if not isinstance(registration.loader, Loader):
+        raise ConfigError(registration.name, "", registration.problem or "no generated loader")
+    return registration.loader
+
+
+def _command(registration: Registration) -> Command:
+    if not isinstance(registration.loader, Command):
+        raise ConfigError(registration.name, "", registration.problem or "no generated sub-command")
+    return registration.loader
+
+
+# Load options.
+def set_config_load_options(**options: Any) -> None:
+    """Adjust the file search before parsing (``app_name``, ``search_paths``, ``user_config_dir``,
+    ``system_config_dir``, ``dotenv_files``, ``working_dir``)."""
+    if _state.parsed:
+        raise RuntimeError("set_config_load_options after parse_config: adjust the search before parsing")
+    _state.options = _state.options.updated(**options)
+
+
+# Parsing.
+def _option_table(loaders: Sequence[Loader]) -> dict[str, Field]:
+    table: dict[str, Field] = {}
+    envs: dict[str, Field] = {}
+    keys: dict[str, str] = {}
+    for loader in loaders:
+        for spec in loader.fields:
+            if spec.key in keys:
+                raise ConfigError(
+                    spec.key, "", f"key declared by both {keys[spec.key]} and {loader.type_name}"
+                )
+            keys[spec.key] = loader.type_name
+            for option in spec.opts:
+                if option in table:
+                    raise ConfigError(spec.key, "", f"option {option} is also used by {table[option].key}")
+                table[option] = spec
+            if spec.env is not None:
+                if spec.env in envs:
+                    raise ConfigError(
+                        spec.key, "", f"environment variable {spec.env} is also used by {envs[spec.env].key}"
+                    )
+                envs[spec.env] = spec
+    return table
+
+
+def _check_removed(resolved: Resolved) -> None:
+    for key, reason in REMOVED_KEYS.items():
+        if resolved.values.get(key) is True:
+            raise ConfigError(key, resolved.sources.get(key, ""), reason)
+
+
+def _default_app_name() -> str:
+    for registration in _state.configs.values():
+        name = module_name(registration.cls)
+        if not name.startswith("fw."):
+            return name.split(".")[0]
+    return "fw"
+
+
+def parse_config(argv: Sequence[str] | None = None) -> None:
+    """Load every registered configuration from defaults, file, environment and ``argv``."""
+    if _generating is not None:
+        return  # a module imported by ``fw generate`` is being read, not run
+    args = list(sys.argv[1:] if argv is None else argv)
+    loaders = [_loader(registration) for registration in _state.configs.values()]
+    commands = {name: _command(registration) for name, registration in _state.commands.items()}
+    cli = parse_argv(args, _option_table(loaders), commands)
+    environ = dict(os.environ)
+    state = _state
+    state.template = cli.template
+    if cli.template is not None:
+        resolved = resolve(loaders, None, {}, {}, {})
+        state.file = None
+    else:
+        state.app_env = app_env(environ)
+        options = state.options
+        if options.app_name is None:
+            options = dataclasses.replace(options, app_name=_default_app_name())
+        env = read_env(options, state.app_env, environ)
+        state.file = _read_file(cli, options, state.app_env, env.values)
+        resolved = resolve(loaders, state.file, env.values, env.sources, cli.values)
+        _check_removed(resolved)
+    state.resolved = resolved
+    state.instances = {
+        registration.cls: _loader(registration).build(resolved.values)
+        for registration in state.configs.values()
+    }
+    state.selected = None
+    if cli.command is not None:
+        values = cli.command.initial_values()
+        values.update({key: value for key, (value, _) in cli.command_values.items()})
+        registration = state.commands[cli.command.name]
+        state.selected = (registration.cls, cli.command.build(values))
+    state.parsed = True
+
+
+def _read_file(
+    cli: ParsedArgs, options: LoadOptions, env_name: str, environ: Mapping[str, str]
+) -> FileLayer | None:
+    if cli.config_path is not None:
+        path, text = read_config_path(*cli.config_path)
+        return parse_file(text, str(path), environ)
+    found = find_file(candidate_files(options, env_name, environ))
+    if found is None:
+        return None
+    try:
+        text = found.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError("", f"file:{found}", f"cannot be read: {error}") from None
+    return parse_file(text, str(found), environ)
+
+
+def ensure_parsed() -> None:
+    """Parse with no arguments when nothing parsed yet (the App started under a plain ASGI server)."""
+    if not _state.parsed:
+        parse_config([])
+
+
+def requested_template() -> str | None:
+    """The template text when ``--generate-config toml|env`` was on the command line."""
+    if _state.template is None:
+        return None
+    loaders = [_loader(registration) for registration in _state.configs.values()]
+    if _state.template == "toml":
+        return toml_template(loaders, REMOVED_KEYS)
+    return env_template(loaders, REMOVED_KEYS)
+
+
+# Reading.
+def config(cls: type[T], request: object = None) -> T:
+    """The typed configuration for ``cls``: parsed values, else declared defaults, else zero."""
+    if _state.parsed and cls in _state.instances:
+        return typing.cast(T, _state.instances[cls])
+    for registration in _state.configs.values():
+        if registration.cls is cls:
+            loader = _loader(registration)
+            return typing.cast(T, loader.build(loader.initial_values()))
+    loader_or_command, _ = _lookup(cls, "LOADERS")
+    if isinstance(loader_or_command, Loader):
+        return typing.cast(T, loader_or_command.build(loader_or_command.zero_values()))
+    return typing.cast(T, zero_value(cls))
+
+
+def command(cls: type[T]) -> T | None:
+    """The parsed options of the selected sub-command, or ``None`` for any other (or none)."""
+    if _state.selected is not None and _state.selected[0] is cls:
+        return typing.cast(T, _state.selected[1])
+    return None
+
+
+def source_of(key: str) -> str:
+    """The winning source of ``key``: ``default``, ``file:PATH:LINE``, ``env:NAME``, ``option:--x``."""
+    if not _state.parsed or _state.resolved is None:
+        return "default"
+    if key not in _state.resolved.sources:
+        raise KeyError(key)
+    return _state.resolved.sources[key]
+
+
+def current_values() -> Mapping[str, Any]:
+    ensure_parsed()
+    assert _state.resolved is not None
+    return _state.resolved.values
+
+
+def print_summary_once() -> None:
+    """Write the startup summary once per process (a Rich tree on a terminal, else one JSON line)."""
+    if _state.summary_printed or _state.template is not None:
+        return
+    ensure_parsed()
+    assert _state.resolved is not None
+    _state.summary_printed = True
+    loaders = [_loader(registration) for registration in _state.configs.values()]
+    found = _summary.items(loaders, _state.resolved.values, _state.resolved.sources)
+    _summary.write(found, _state.app_env, _state.file.path if _state.file else None)
+
+
+def summary_items() -> list[_summary.Item]:
+    ensure_parsed()
+    assert _state.resolved is not None
+    loaders = [_loader(registration) for registration in _state.configs.values()]
+    return _summary.items(loaders, _state.resolved.values, _state.resolved.sources)
+
+
+# Side-effect-free loading, for tests of any pillar.
+def load(
+    cls: type[T],
+    prefix: str,
+    *,
+    toml: str = "",
+    env: Mapping[str, str] | None = None,
+    argv: Sequence[str] = (),
+) -> T:
+    """Resolve one type from the given layers only: no files searched, no process state touched."""
+    loader, problem = _lookup(cls, "LOADERS")
+    if not isinstance(loader, Loader):
+        raise ConfigError(prefix, "", problem or "no generated loader")
+    if loader.prefix != prefix:
+        raise ConfigError(prefix, "", f"{loader.type_name} is generated for prefix {loader.prefix!r}")
+    environ = dict(env or {})
+    cli = parse_argv(list(argv), _option_table([loader]), {})
+    file = parse_file(toml, "<toml>", environ) if toml else None
+    resolved = resolve([loader], file, environ, {}, cli.values)
+    _check_removed(resolved)
+    return typing.cast(T, loader.build(resolved.values))
+
+
+# Test support.
+def reset() -> None:
+    """A fresh registry holding only the framework's own registrations (for tests)."""
+    global _state
+    _state = State()
+    for cls, prefix in _builtin:
+        register_config(cls, prefix)
+
+
+def state() -> State:
+    return _state
+
+
+def restore(saved: State) -> None:
+    """Put back a state taken with :func:`state` (tests: leave the registry as it was found)."""
+    global _state
+    _state = saved
+
+
+def begin_generation() -> list[tuple[str, type, str]]:
+    """Record registrations instead of loading them (``fw generate`` imports modules)."""
+    global _generating
+    _generating = []
+    return _generating
+
+
+def end_generation() -> None:
+    global _generating
+    _generating = None
+
+
+def zero_value(cls: type) -> Any:
+    """The zero value of a type without a generated loader (never registered anywhere)."""
+    if not dataclasses.is_dataclass(cls):
+        return cls()
+    hints = typing.get_type_hints(cls)
+    kwargs: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):
+        if not item.init:
+            continue
+        if item.default is not dataclasses.MISSING or item.default_factory is not dataclasses.MISSING:
+            continue
+        kwargs[item.name] = _zero_of(hints[item.name])
+    return cls(**kwargs)
+
+
+def _zero_of(hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or (origin is not None and type(None) in typing.get_args(hint)):
+        return None
+    if origin is not None:
+        return origin() if origin in (list, dict, set, tuple) else None
+    if hint is timedelta:
+        return timedelta(0)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return zero_value(hint)
+    if isinstance(hint, type):
+        try:
+            return hint()
+        except TypeError:
+            return None
+    return None

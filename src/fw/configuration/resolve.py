@@ -1,0 +1,148 @@
+"""Layering: default < TOML file < environment < command line, one key at a time.
+
+A key present in a layer overrides everything below it; an absent key leaves the lower value.
+Every value remembers the source that won, for the summary and for :func:`source_of`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fw.configuration.duration import DurationError, parse_duration
+from fw.configuration.schema import Field, Loader, Value
+from fw.configuration.tomlfile import Entry, FileLayer
+from fw.configuration.values import BadValue, parse_text
+from fw.errors import ConfigError
+
+
+@dataclass
+class Resolved:
+    """Values by key (table arrays: a list of element dicts) and the winning source of each."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def resolve(
+    loaders: Sequence[Loader],
+    file: FileLayer | None,
+    env_values: Mapping[str, str],
+    env_sources: Mapping[str, str],
+    cli: Mapping[str, tuple[Value, str]],
+) -> Resolved:
+    out = Resolved()
+    for loader in loaders:
+        for spec in loader.fields:
+            value: Any = spec.initial()
+            source = "default"
+            if file is not None and spec.key in file.values:
+                entry = file.values[spec.key]
+                source = file.source(entry.line)
+                value = from_file(spec, entry, source)
+            elif file is not None and spec.key in file.arrays:
+                line = file.array_lines.get(spec.key, 0)
+                raise ConfigError(spec.key, file.source(line), "expected a value, found [[table]] elements")
+            if spec.env is not None and spec.env in env_values:
+                source = env_sources.get(spec.env, f"env:{spec.env}")
+                value = from_text(spec, env_values[spec.env], source)
+            if spec.key in cli:
+                value, source = cli[spec.key]
+            out.values[spec.key] = value
+            out.sources[spec.key] = source
+        for array in loader.arrays:
+            elements: list[dict[str, Any]] = []
+            if file is not None:
+                for key, entry in file.values.items():
+                    if key == array.key or key.startswith(f"{array.key}."):
+                        where = file.source(entry.line)
+                        raise ConfigError(array.key, where, f"expected [[{array.key}]] tables")
+            for index, raw in enumerate(file.arrays.get(array.key, []) if file is not None else []):
+                element: dict[str, Any] = {}
+                for spec in array.fields:
+                    where = f"{array.key}[{index}].{spec.key}"
+                    if spec.key in raw:
+                        src = file.source(raw[spec.key].line)  # type: ignore[union-attr]
+                        element[spec.key] = from_file(spec, raw[spec.key], src, where)
+                        out.sources[where] = src
+                    else:
+                        element[spec.key] = spec.initial()
+                        out.sources[where] = "default"
+                elements.append(element)
+            out.values[array.key] = elements
+            out.sources[array.key] = (
+                file.source(file.array_lines.get(array.key, 0))
+                if file is not None and elements
+                else "default"
+            )
+    return out
+
+
+def from_text(spec: Field, text: str, source: str) -> Value:
+    """An environment or option text; empty text takes the falsy value when one is declared."""
+    if text == "" and spec.falsy is not None:
+        return spec.falsy
+    try:
+        return parse_text(spec.kind, text)
+    except BadValue as error:
+        raise ConfigError(spec.key, source, str(error)) from None
+
+
+def from_file(spec: Field, entry: Entry, source: str, key: str | None = None) -> Value:
+    """A TOML value: typed by the file, so only matching types bind (floats never do)."""
+    value = entry.value
+    name = key or spec.key
+
+    def refuse(reason: str) -> ConfigError:
+        return ConfigError(name, source, reason)
+
+    if isinstance(value, float):
+        raise refuse(f"the float {value!r} cannot bind to this {_kind_word(spec)} key (floats never bind)")
+    if isinstance(value, (_dt.date, _dt.time)):
+        raise refuse(f"a TOML date or time cannot bind to this {_kind_word(spec)} key")
+    if spec.kind == "str":
+        if not isinstance(value, str):
+            raise refuse(f"expected a string, got {_toml_type(value)}")
+        if value == "" and spec.falsy is not None:
+            return spec.falsy
+        return value
+    if spec.kind == "bool":
+        if not isinstance(value, bool):
+            raise refuse(f"expected true or false, got {_toml_type(value)}")
+        return value
+    if spec.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise refuse(f"expected an integer, got {_toml_type(value)}")
+        return value
+    if spec.kind == "duration":
+        if isinstance(value, int) and not isinstance(value, bool):
+            raise refuse(f'a bare number is not a duration; write a quoted duration such as "{value}s"')
+        if not isinstance(value, str):
+            raise refuse(f"expected a duration string, got {_toml_type(value)}")
+        if value == "" and spec.falsy is not None:
+            return spec.falsy
+        try:
+            return parse_duration(value)
+        except DurationError as error:
+            raise refuse(str(error)) from None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise refuse(f"expected an array of strings, got {_toml_type(value)}")
+    return list(value)
+
+
+def _kind_word(spec: Field) -> str:
+    return {"str": "string", "bool": "bool", "int": "int", "duration": "duration", "list": "list"}[spec.kind]
+
+
+def _toml_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a bool"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array with non-string items"
+    return type(value).__name__

@@ -1,0 +1,188 @@
+"""The static key tables ``fw generate`` writes and the runtime reads.
+
+A generated ``_fw_config.py`` holds one :class:`Loader` per registered type (and one
+:class:`Command` per sub-command): plain data plus a constructor function, so loading never
+inspects annotations. Both the generator and the runtime compute :func:`fingerprint` over the
+same classes; a mismatch means the declaration changed after generation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Literal
+
+Kind = Literal["str", "bool", "int", "duration", "list"]
+Value = str | bool | int | timedelta | list[str]
+SecretShow = Literal["", "mask", "hide", "show", "dsn"]
+
+SECRET_WORDS = (
+    "password",
+    "secret",
+    "apikey",
+    "api_key",
+    "credential",
+    "access_key",
+    "accesskey",
+    "token",
+    "dsn",
+    "private_key",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One leaf key.
+
+    ``key`` is the full dotted key (relative to the element for table-array element fields).
+    ``secret`` is the effective display mode: ``""`` plain, ``mask``, ``hide``, ``show``, or
+    ``dsn`` (auto-detected key ending in ``.dsn``: keep scheme, host, port and path).
+    """
+
+    key: str
+    kind: Kind
+    table: str
+    default: Value | None = None
+    env: str | None = None
+    opts: tuple[str, ...] = ()
+    secret: SecretShow = ""
+    dependon: tuple[str, ...] = ()
+    falsy: Value | None = None
+    help: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.key.rpartition(".")[2]
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not None
+
+    def initial(self) -> Value:
+        """What the field holds when no source sets it: default, then falsy, then zero."""
+        if self.default is not None:
+            return copy_value(self.default)
+        if self.falsy is not None:
+            return self.falsy
+        return zero(self.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class TableArray:
+    """``[[key]]`` elements: file only, each element filled from ``fields`` defaults first."""
+
+    key: str
+    table: str
+    fields: tuple[Field, ...]
+    build: Callable[[Mapping[str, Any]], Any]
+    secret: SecretShow = ""
+    dependon: tuple[str, ...] = ()
+    help: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Loader:
+    """Everything fw needs to load one registered type under its prefix."""
+
+    type_name: str
+    prefix: str
+    fingerprint: str
+    classes: Callable[[], Sequence[type]]
+    build: Callable[[Mapping[str, Any]], Any]
+    fields: tuple[Field, ...]
+    arrays: tuple[TableArray, ...] = ()
+    tables: tuple[tuple[str, str], ...] = ()
+
+    def zero_values(self) -> dict[str, Any]:
+        values: dict[str, Any] = {f.key: zero(f.kind) for f in self.fields}
+        values.update({a.key: [] for a in self.arrays})
+        return values
+
+    def initial_values(self) -> dict[str, Any]:
+        values: dict[str, Any] = {f.key: f.initial() for f in self.fields}
+        values.update({a.key: [] for a in self.arrays})
+        return values
+
+
+@dataclass(frozen=True, slots=True)
+class Positional:
+    """A sub-command positional: ``required``, ``optional`` or ``*`` (the rest, a list)."""
+
+    key: str
+    kind: Kind
+    mode: Literal["required", "optional", "*"]
+    help: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A sub-command: options and positionals from the command line only."""
+
+    type_name: str
+    name: str
+    description: str
+    fingerprint: str
+    classes: Callable[[], Sequence[type]]
+    build: Callable[[Mapping[str, Any]], Any]
+    fields: tuple[Field, ...]
+    positionals: tuple[Positional, ...] = field(default=())
+
+    def initial_values(self) -> dict[str, Any]:
+        values: dict[str, Any] = {f.key: f.initial() for f in self.fields}
+        for p in self.positionals:
+            values[p.key] = [] if p.mode == "*" else zero(p.kind)
+        return values
+
+
+def zero(kind: Kind) -> Value:
+    if kind == "str":
+        return ""
+    if kind == "bool":
+        return False
+    if kind == "int":
+        return 0
+    if kind == "duration":
+        return timedelta(0)
+    return []
+
+
+def copy_value(value: Value) -> Value:
+    return list(value) if isinstance(value, list) else value
+
+
+def type_name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def fingerprint(classes: Sequence[type]) -> str:
+    """A cheap digest of the declarations: class names, field names and annotations in order.
+
+    Annotations are read as stored on the dataclass fields (text under ``from __future__
+    import annotations``), so computing it imports nothing and evaluates nothing.
+    """
+    digest = hashlib.sha256()
+    for cls in classes:
+        digest.update(type_name(cls).encode())
+        fields: Mapping[str, Any] = getattr(cls, "__dataclass_fields__", {})
+        for name, item in fields.items():
+            digest.update(f"\0{name}:{_annotation_text(item.type)}".encode())
+        digest.update(b"\1")
+    return digest.hexdigest()[:20]
+
+
+def _annotation_text(annotation: Any) -> str:
+    """A rendering of an annotation that does not change between Python versions."""
+    if isinstance(annotation, str):
+        return annotation
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return f"{annotation.__module__}.{annotation.__qualname__}"
+    origin = typing.get_origin(annotation)
+    if origin is not None:
+        args = typing.get_args(annotation)
+        if origin is typing.Annotated:
+            return "Annotated[" + ", ".join([_annotation_text(args[0]), *map(repr, args[1:])]) + "]"
+        return f"{_annotation_text(origin)}[{', '.join(_annotation_text(arg) for arg in args)}]"
+    return repr(annotation)

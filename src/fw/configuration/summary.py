@@ -1,0 +1,147 @@
+"""The startup summary: every value with the source that won, secrets masked, dependents filtered.
+
+Masking is decided by the generated key table (explicit ``secret`` markers, else the key-word
+auto-detection), so the summary, ``fw doctor`` and any log agree on what is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from fw.configuration.schema import Field, Loader, SecretShow, Value
+from fw.configuration.values import display, is_off
+
+MASK = "*****"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    key: str
+    value: str
+    source: str
+    json_value: Any
+
+
+def mask_dsn(text: str) -> str:
+    """Keep scheme, host, port and database path; user information becomes asterisks; no query."""
+    if text == "":
+        return ""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        return MASK
+    if not parts.scheme or "://" not in text:
+        return MASK
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port is None else f"{host}:{port}"
+    if parts.username is not None or parts.password is not None:
+        netloc = f"{MASK}@{netloc}"
+    return f"{parts.scheme}://{netloc}{parts.path}"
+
+
+def shown(value: Value, mode: SecretShow) -> tuple[str, Any] | None:
+    """The text and JSON form of a value under a secret mode; ``None`` when it is hidden."""
+    if mode == "hide":
+        return None
+    text = display(value)
+    if mode == "mask":
+        masked = MASK if text else ""
+        return masked, masked
+    if mode == "dsn":
+        masked = mask_dsn(text)
+        return masked, masked
+    return text, _json(value)
+
+
+def _json(value: Value) -> Any:
+    if isinstance(value, (bool, int, str, list)):
+        return value
+    return display(value)
+
+
+def is_key_off(
+    key: str, fields: Mapping[str, Field], values: Mapping[str, Any], seen: frozenset[str]
+) -> bool:
+    """Off: unknown, empty, false, the falsy value, or itself filtered by its own ``dependon``."""
+    spec = fields.get(key)
+    if spec is None or key not in values or key in seen:
+        return True
+    if is_off(values[key], spec.falsy):
+        return True
+    return any(is_key_off(parent, fields, values, seen | {key}) for parent in spec.dependon)
+
+
+def items(loaders: Sequence[Loader], values: Mapping[str, Any], sources: Mapping[str, str]) -> list[Item]:
+    fields = {spec.key: spec for loader in loaders for spec in loader.fields}
+    out: list[Item] = []
+    for loader in sorted(loaders, key=lambda entry: entry.prefix):
+        for spec in loader.fields:
+            if spec.key not in values:
+                continue
+            if any(is_key_off(parent, fields, values, frozenset({spec.key})) for parent in spec.dependon):
+                continue
+            form = shown(values[spec.key], spec.secret)
+            if form is not None:
+                out.append(Item(spec.key, form[0], sources.get(spec.key, "default"), form[1]))
+        for array in loader.arrays:
+            if any(is_key_off(parent, fields, values, frozenset({array.key})) for parent in array.dependon):
+                continue
+            for index, element in enumerate(values.get(array.key, [])):
+                for spec in array.fields:
+                    key = f"{array.key}[{index}].{spec.key}"
+                    form = shown(element[spec.key], array.secret or spec.secret)
+                    if form is not None:
+                        out.append(Item(key, form[0], sources.get(key, "default"), form[1]))
+    return out
+
+
+def write_json(summary: Sequence[Item], app_env: str, config_file: str | None, out: TextIO) -> None:
+    record = {
+        "level": "info",
+        "logger": "fw.config",
+        "msg": "configuration",
+        "app_env": app_env,
+        "config_file": config_file,
+        "values": {item.key: {"value": item.json_value, "source": item.source} for item in summary},
+    }
+    out.write(json.dumps(record, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+def write_tree(summary: Sequence[Item], app_env: str, config_file: str | None, out: TextIO) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.tree import Tree
+
+    root = Tree(
+        f"[bold]configuration[/bold] (APP_ENV={escape(app_env)}, file={escape(config_file or 'none')})"
+    )
+    branches: dict[str, Tree] = {}
+    for item in summary:
+        table, _, name = item.key.rpartition(".")
+        parent = root
+        path = ""
+        for part in table.split(".") if table else []:
+            path = f"{path}.{part}" if path else part
+            if path not in branches:
+                branches[path] = parent.add(f"[bold]{escape(part)}[/bold]")
+            parent = branches[path]
+        parent.add(f"{escape(name)} = {escape(item.value)}  [dim]{escape(item.source)}[/dim]")
+    Console(file=out, soft_wrap=True).print(root)
+
+
+def write(summary: Sequence[Item], app_env: str, config_file: str | None, out: TextIO | None = None) -> None:
+    """A Rich tree on a terminal, one JSON log line otherwise (containers, pipes, files)."""
+    stream = out or sys.stdout
+    if stream.isatty():
+        write_tree(summary, app_env, config_file, stream)
+    else:
+        write_json(summary, app_env, config_file, stream)

@@ -1,0 +1,74 @@
+"""``--generate-config toml|env``: starting points written from the generated key tables.
+
+TOML tables come ordered by prefix then type name, keys in declaration order, help as comments
+and defaults as values; the env template is sorted by variable name. Write the env template to
+a committed example file (``.env.example``), never to a file fw reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from datetime import timedelta
+
+from fw.configuration.schema import Field, Loader, Value
+from fw.configuration.values import display
+
+
+def _toml_value(value: Value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, timedelta):
+        return json.dumps(display(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(json.dumps(item) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _comment(text: str, indent: str = "") -> list[str]:
+    return [f"{indent}# {line}".rstrip() for line in text.splitlines()] if text else []
+
+
+def toml_template(loaders: Sequence[Loader], skip: Collection[str] = ()) -> str:
+    lines = ["# Configuration template written by --generate-config toml.", ""]
+    for loader in sorted(loaders, key=lambda entry: (entry.prefix, entry.type_name.rpartition(":")[2])):
+        help_of = dict(loader.tables)
+        grouped: dict[str, list[Field]] = {table: [] for table, _ in loader.tables}
+        for spec in loader.fields:
+            if spec.key in skip:
+                continue
+            grouped.setdefault(spec.table, []).append(spec)
+        for table, fields in grouped.items():
+            arrays = [array for array in loader.arrays if array.table == table]
+            if not fields and not arrays:
+                continue
+            lines.extend(_comment(help_of.get(table, "")))
+            lines.append(f"[{table}]")
+            for spec in fields:
+                lines.extend(_comment(spec.help))
+                lines.append(f"{spec.name} = {_toml_value(spec.initial())}")
+            lines.append("")
+            for array in arrays:
+                lines.extend(_comment(array.help))
+                lines.append(f"# [[{array.key}]]")
+                for spec in array.fields:
+                    lines.extend(_comment(spec.help, "# "))
+                    lines.append(f"# {spec.name} = {_toml_value(spec.initial())}")
+                lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def env_template(loaders: Sequence[Loader], skip: Collection[str] = ()) -> str:
+    entries: list[tuple[str, Field]] = []
+    for loader in loaders:
+        entries.extend(
+            (spec.env, spec) for spec in loader.fields if spec.env is not None and spec.key not in skip
+        )
+    lines = ["# Environment template written by --generate-config env (commit it as .env.example)."]
+    for name, spec in sorted(entries, key=lambda entry: entry[0]):
+        lines.append("")
+        lines.extend(_comment(f"{spec.key}: {spec.help}" if spec.help else spec.key))
+        lines.append(f"{name}={display(spec.initial())}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,150 @@
+"""Turn a ``[middleware.rdb] dsn`` into an async engine and check the framework tables exist.
+
+SQLite is the embedded default, PostgreSQL the deployment choice; both are reached through
+their asyncio drivers (aiosqlite, asyncpg) so a store read never blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+from sqlalchemy import exc as sa_exc
+from sqlalchemy import inspect
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from fw.errors import StartupError
+from fw.problems import Problem
+
+DSN_KEY = "middleware.rdb.dsn"
+_DRIVERS = {
+    "sqlite": "sqlite+aiosqlite",
+    "postgresql": "postgresql+asyncpg",
+    "postgres": "postgresql+asyncpg",
+}
+
+
+class StoreUnavailable(Problem):
+    """The relational store could not answer (down, unreachable, or missing its tables).
+
+    A 503 problem, so a handler can hand it to ``fw.write_problem`` (or let it propagate);
+    the reason stays in logs and is never part of the response.
+    """
+
+    status = 503
+    code = "service_unavailable"
+
+    def __init__(self, reason: str = "") -> None:
+        super().__init__()
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason or str(self.detail)
+
+
+#: Exceptions that mean "the store did not answer", as opposed to a bug in fw.
+STORE_ERRORS: tuple[type[BaseException], ...] = (
+    sa_exc.DBAPIError,
+    sa_exc.InterfaceError,
+    sa_exc.TimeoutError,
+    OSError,
+    asyncio.TimeoutError,
+    ConnectionError,
+)
+
+
+def async_url(dsn: str) -> str:
+    """``sqlite:///file`` -> ``sqlite+aiosqlite:///file``; ``postgresql://`` -> ``postgresql+asyncpg://``.
+
+    Raises :class:`fw.StartupError` for a scheme fw has no driver for.
+    """
+    scheme, sep, rest = dsn.partition("://")
+    if not sep:
+        raise StartupError(
+            DSN_KEY, describe_dsn(dsn), "use sqlite:///file.sqlite3 or postgresql://user@host/db"
+        )
+    base, plus, driver = scheme.partition("+")
+    wanted = _DRIVERS.get(base.lower())
+    if wanted is None:
+        raise StartupError(
+            DSN_KEY,
+            describe_dsn(dsn),
+            "unsupported database; use sqlite:///file or postgresql://user@host/db",
+        )
+    if plus and f"{base.lower()}+{driver}" != wanted:
+        raise StartupError(DSN_KEY, describe_dsn(dsn), f"write the plain scheme; fw uses {wanted} itself")
+    return f"{wanted}://{rest}"
+
+
+def describe_dsn(dsn: str) -> str:
+    """The DSN with user information masked and the query dropped, safe for messages and logs."""
+    try:
+        parts = urlsplit(dsn)
+        if not parts.netloc:
+            return dsn.partition("?")[0]
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+        if parts.username or parts.password:
+            host = f"*****@{host}"
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    except ValueError:
+        return "*****"
+
+
+def create_engine(dsn: str) -> AsyncEngine:
+    """An engine for the DSN; SQLite gets a busy timeout so concurrent writers wait, not fail."""
+    url = make_url(async_url(dsn))
+    if url.get_backend_name() == "sqlite":
+        return create_async_engine(url, connect_args={"timeout": 15})
+    return create_async_engine(
+        url,
+        pool_size=10,
+        max_overflow=10,
+        pool_recycle=1800,
+        # Connect timeout on the client; a statement timeout on the server, which costs no
+        # client-side timer per query.
+        connect_args={"timeout": 5, "server_settings": {"statement_timeout": "5000"}},
+    )
+
+
+def reader(engine: AsyncEngine) -> AsyncEngine:
+    """The engine for single-statement reads on the request path.
+
+    On PostgreSQL it runs in autocommit, which saves the BEGIN and ROLLBACK round trips a
+    one-query read does not need; SQLite's driver is faster left as it is.
+    """
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(isolation_level="AUTOCOMMIT")
+    return engine
+
+
+async def require_tables(engine: AsyncEngine, dsn: str, tables: Iterable[str]) -> None:
+    """Refuse to start when the store is unreachable or a framework table is missing.
+
+    A missing table means migrations were not applied; the message says to run ``fw migrate``.
+    """
+    wanted = list(tables)
+    try:
+        async with engine.connect() as conn:
+            present = await conn.run_sync(lambda sync: set(inspect(sync).get_table_names()))
+    except STORE_ERRORS as error:
+        raise StartupError(
+            DSN_KEY,
+            describe_dsn(dsn),
+            f"the database cannot be reached ({type(error).__name__}: {_first_line(error)})",
+        ) from None
+    missing = [name for name in wanted if name not in present]
+    if missing:
+        raise StartupError(
+            DSN_KEY,
+            describe_dsn(dsn),
+            f"table {', '.join(missing)} is missing; run `fw migrate` to apply the framework migrations",
+        )
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(getattr(error, "orig", None) or error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,172 @@
+"""Test helpers for browser login: a development provider per test and a client that completes
+the whole code flow in one request to ``auth.login_path``.
+
+    with fw.testing.identity_provider() as idp:
+        fw.testing.login_user(idp, "alice")
+        with fw.testing.BrowserClient(app, idp) as client:
+            client.get("/auth/login")          # provider, callback, session: all followed
+            assert client.get("/me").status_code == 200
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import httpx
+from starlette.testclient import TestClient
+from starlette.types import ASGIApp
+
+from fw.devidp import DEFAULT_USERS, DevClient, DevUser, RunningProvider
+from fw.devidp.model import ProviderState
+
+
+class TestIdentityProvider:
+    """A running development provider plus the client registration a test app uses."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, running: RunningProvider, client_id: str, client_secret: str) -> None:
+        self.running = running
+        self.client_id = client_id
+        self.client_secret = client_secret
+
+    @property
+    def issuer(self) -> str:
+        return self.running.issuer
+
+    @property
+    def state(self) -> ProviderState:
+        """What the provider saw: ``authorizations``, ``end_sessions``, pending grants."""
+        return self.running.state
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The variables ``fw dev`` injects, for an app configured from the environment."""
+        return {
+            "AUTH_OIDC_ISSUER": self.issuer,
+            "AUTH_OIDC_CLIENT_ID": self.client_id,
+            "AUTH_OIDC_CLIENT_SECRET": self.client_secret,
+        }
+
+    def login_user(self, sub: str | None) -> None:
+        """Preset who signs in: the authorize step answers at once, without the picker page."""
+        if sub is not None and sub not in self.state.users:
+            raise LookupError(f"no development user {sub!r}; add it with identity_provider(users=...)")
+        self.state.preset_user = sub
+
+    def add_user(self, user: DevUser) -> None:
+        self.state.users[user.sub] = user
+
+    def remove_user(self, sub: str) -> None:
+        self.state.users.pop(sub, None)
+
+    def approve_device(self, user_code: str, sub: str) -> None:
+        self.running.provider.approve_device(user_code, sub)
+
+    def deny_device(self, user_code: str) -> None:
+        self.running.provider.deny_device(user_code)
+
+
+@contextlib.contextmanager
+def identity_provider(
+    *,
+    users: Iterable[DevUser] = DEFAULT_USERS,
+    client_id: str = "fw-test-app",
+    client_secret: str | None = None,
+    redirect_uris: Iterable[str] = (),
+    public_clients: Iterable[str] = ("fw-test-device",),
+    advertise_select_account: bool = True,
+    device_interval: int = 1,
+    login_user: str | None = None,
+) -> Iterator[TestIdentityProvider]:
+    """Start a development provider on loopback for the duration of the block.
+
+    The confidential client ``client_id`` is registered with a fresh secret; each name in
+    ``public_clients`` is registered without one (device flow).
+    """
+    secret = client_secret or secrets.token_urlsafe(24)
+    clients = [DevClient(client_id, secret, tuple(redirect_uris))]
+    clients.extend(DevClient(name) for name in public_clients)
+    with RunningProvider(
+        users=users,
+        clients=clients,
+        preset_user=login_user,
+        advertise_select_account=advertise_select_account,
+        device_interval=device_interval,
+    ) as running:
+        yield TestIdentityProvider(running, client_id, secret)
+
+
+def login_user(provider: TestIdentityProvider, sub: str | None) -> None:
+    """Preset the user the provider signs in (``None``: show the picker page again)."""
+    provider.login_user(sub)
+
+
+class _Dispatch(httpx.BaseTransport):
+    """Requests to the provider's origin go over the network; everything else to the app."""
+
+    def __init__(self, app: httpx.BaseTransport, provider_origin: str) -> None:
+        self.app = app
+        self.network = httpx.HTTPTransport()
+        self.origin = provider_origin
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        origin = f"{request.url.scheme}://{request.url.netloc.decode('ascii')}"
+        if origin == self.origin:
+            return self.network.handle_request(request)
+        return self.app.handle_request(request)
+
+    def close(self) -> None:
+        self.network.close()
+        self.app.close()
+
+
+class BrowserClient(TestClient):
+    """A Starlette ``TestClient`` on a loopback origin that follows redirects through the provider.
+
+    ``provider`` is a development provider or the issuer URL of any provider on loopback.
+    """
+
+    __test__ = False
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        provider: TestIdentityProvider | str,
+        *,
+        base_url: str = "http://localhost:8000",
+        **kw: Any,
+    ) -> None:
+        super().__init__(app, base_url=base_url, **kw)
+        app_transport: httpx.BaseTransport = getattr(self, "_transport")  # noqa: B009
+        issuer = provider if isinstance(provider, str) else provider.issuer
+        self._transport = _Dispatch(app_transport, issuer)
+        self.provider = provider if isinstance(provider, TestIdentityProvider) else None
+
+    def login(
+        self, sub: str | None = None, *, next: str | None = None, login_path: str = "/auth/login"
+    ) -> httpx.Response:
+        """Sign in as ``sub`` (default: the preset user) and follow the flow to its landing page."""
+        if sub is not None:
+            if self.provider is None:
+                raise TypeError(
+                    "login(sub) needs a development provider; this client talks to another issuer"
+                )
+            self.provider.login_user(sub)
+        params = {"next": next} if next is not None else None
+        response: httpx.Response = self.get(login_path, params=params, follow_redirects=True)
+        return response
+
+    def logout(
+        self, *, logout_path: str = "/auth/logout", data: dict[str, str] | None = None
+    ) -> httpx.Response:
+        response: httpx.Response = self.post(
+            logout_path,
+            data=data or {},
+            headers={"Origin": str(self.base_url).rstrip("/")},
+            follow_redirects=False,
+        )
+        return response

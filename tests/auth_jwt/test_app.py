@@ -1,0 +1,205 @@
+"""jwt_only inside an fw.App, configured through the configuration pillar like an application."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+import fw
+import fw.auth
+from fw import configuration
+from fw.cli import main as fw_command
+from fw.errors import StartupError
+from fw.rdb.migrate import upgrade
+from fw.settings import AuthSettings, MiddlewareSettings
+from fw.testing.issuer import LocalIssuer
+
+Configure = Callable[..., list[str]]
+
+
+@pytest.fixture
+def configure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Configure]:
+    """Write a config file, set env vars, and parse as ``fw.run`` would; returns the argv used."""
+
+    def apply(toml: str, env: dict[str, str] | None = None) -> list[str]:
+        path = tmp_path / "config.toml"
+        path.write_text(toml)
+        for name, value in (env or {}).items():
+            monkeypatch.setenv(name, value)
+        configuration.reset()
+        for cls, prefix in ((AuthSettings, "auth"), (MiddlewareSettings, "middleware")):
+            if not any(r.cls is cls for r in configuration.registry.state().configs.values()):
+                configuration.register_config(cls, prefix)
+        argv = ["--config-path", str(path)]
+        configuration.parse_config(argv)
+        return argv
+
+    monkeypatch.chdir(tmp_path)
+    yield apply
+    configuration.reset()
+
+
+def _toml(issuer: LocalIssuer, dsn: str = "", *, revocation: str = "off", extra: str = "") -> str:
+    return f"""
+[auth]
+enabled = true
+mode = "jwt_only"
+protection.include = ["/api/"]
+
+[auth.jwt]
+issuer = "{issuer.url}"
+audience = ["api"]
+algorithms = ["RS256"]
+admission = "authenticated"
+max_token_lifetime = "1h"
+allow_loopback_http = true
+revocation.mode = "{revocation}"
+{extra}
+
+[middleware.rdb]
+dsn = "{dsn or "sqlite:///fw.sqlite3"}"
+"""
+
+
+def _app() -> fw.App:
+    app = fw.App()
+
+    @app.route("GET /api/whoami")
+    async def whoami(request: fw.Request) -> fw.Response:
+        caller = fw.auth.bearer(request)
+        result = fw.request_authentication(request)
+        assert result is not None and caller is not None
+        return fw.JSONResponse({"account": caller.account_id, "method": result.method})
+
+    @app.route("GET /health")
+    async def health(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"caller": fw.auth.bearer(request) is not None})
+
+    return app
+
+
+async def _client(app: fw.App) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
+
+
+async def test_a_configured_jwt_only_app_verifies_bearer_tokens(
+    configure: Configure, issuer: LocalIssuer
+) -> None:
+    configure(_toml(issuer))
+    app = _app()
+    await app.startup()
+    try:
+        async with await _client(app) as client:
+            ok = await client.get("/api/whoami", headers={"Authorization": f"Bearer {issuer.mint('erin')}"})
+            anonymous = await client.get("/api/whoami")
+            health = await client.get("/health")
+    finally:
+        await app.shutdown()
+    assert ok.json() == {"account": "erin", "method": "bearer"}
+    assert anonymous.status_code == 401
+    assert anonymous.headers["www-authenticate"] == "Bearer"
+    assert health.json() == {"caller": False}
+
+
+async def test_revocation_through_the_app_uses_the_configured_store(
+    configure: Configure, issuer: LocalIssuer, tmp_path: Path
+) -> None:
+    dsn = f"sqlite:///{tmp_path / 'app.sqlite3'}"
+    configure(_toml(issuer, dsn, revocation="both"))
+    await upgrade()  # the configured [middleware.rdb] dsn
+    app = _app()
+    await app.startup()
+    try:
+        token = issuer.mint("frank", token_id="jti-frank")
+        async with await _client(app) as client:
+            assert (
+                await client.get("/api/whoami", headers={"Authorization": f"Bearer {token}"})
+            ).status_code == 200
+            await fw.auth.revoke_token(issuer.url, "jti-frank", "test")
+            assert (
+                await client.get("/api/whoami", headers={"Authorization": f"Bearer {token}"})
+            ).status_code == 401
+    finally:
+        await app.shutdown()
+    assert (await fw.auth.token_revoked(issuer.url, "jti-frank"))[0]  # from a script: a temporary engine
+
+
+async def test_a_missing_required_key_refuses_to_start(configure: Configure, issuer: LocalIssuer) -> None:
+    configure(_toml(issuer).replace('algorithms = ["RS256"]\n', ""))
+    app = _app()
+    with pytest.raises(StartupError) as refused:
+        await app.startup()
+    assert refused.value.key == "auth.jwt.algorithms"
+
+
+async def test_an_oidc_setting_from_the_environment_is_foreign_to_jwt_only(
+    configure: Configure, issuer: LocalIssuer
+) -> None:
+    configure(_toml(issuer), env={"AUTH_OIDC_ISSUER": "https://login.example"})
+    with pytest.raises(StartupError) as refused:
+        await _app().startup()
+    assert refused.value.key == "auth.oidc.issuer"
+    assert "AUTH_OIDC_ISSUER" in str(refused.value)
+
+
+def test_auth_disabled_mounts_nothing(configure: Configure, issuer: LocalIssuer) -> None:
+    configure(_toml(issuer).replace("enabled = true", "enabled = false"))
+    assert _app().extensions == []
+
+
+def test_fw_run_refuses_with_one_line_naming_the_key(
+    configure: Configure, issuer: LocalIssuer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = configure(_toml(issuer).replace('max_token_lifetime = "1h"\n', ""))
+    with pytest.raises(SystemExit) as exited:
+        fw.run(_app(), argv)
+    assert exited.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "auth.jwt.max_token_lifetime" in err[0]
+
+
+def test_a_missing_table_names_fw_migrate(
+    configure: Configure, issuer: LocalIssuer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dsn = f"sqlite:///{tmp_path / 'never-migrated.sqlite3'}"
+    argv = configure(_toml(issuer, dsn, revocation="token"))
+    with pytest.raises(SystemExit) as exited:
+        fw.run(_app(), argv)
+    assert exited.value.code == 1
+    err = capsys.readouterr().err
+    assert "middleware.rdb.dsn" in err
+    assert "fw migrate" in err
+
+
+def test_fw_migrate_applies_the_framework_migrations_once(
+    configure: Configure, issuer: LocalIssuer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dsn = f"sqlite:///{tmp_path / 'migrated.sqlite3'}"
+    argv = configure(_toml(issuer, dsn, revocation="token"))
+    project = str(_project(tmp_path))
+    assert fw_command(["--project", project, "migrate", *argv]) == 0
+    first = capsys.readouterr().out
+    assert fw_command(["--project", project, "migrate", *argv]) == 0
+    second = capsys.readouterr().out
+    assert "applied fw_0001" in first
+    assert "applied" not in second
+    assert "up to date" in second
+
+
+def test_fw_migrate_reports_an_unreachable_database(
+    configure: Configure, issuer: LocalIssuer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = configure(_toml(issuer, "postgresql://fw:pw@127.0.0.1:9/none", revocation="token"))
+    assert fw_command(["--project", str(_project(tmp_path)), "migrate", *argv]) == 1
+    err = capsys.readouterr().err
+    assert "middleware.rdb.dsn" in err
+    assert "pw" not in err
+
+
+def _project(root: Path) -> Path:
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\n\n[tool.fw]\napp = "demo:app"\n')
+    return root

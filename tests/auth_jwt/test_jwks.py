@@ -1,0 +1,164 @@
+"""The JWKS cache and discovery against scripted issuer answers (httpx.MockTransport)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from fw.auth.jwt.discovery import DiscoveryError, jwks_uri_for, metadata_url
+from fw.auth.jwt.jwks import JwksCache, parse_jwks
+from fw.testing.issuer import generate_key
+
+KEY_A = generate_key("RS256", "a")
+KEY_B = generate_key("RS256", "b")
+EC = generate_key("ES256", "ec")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Issuer:
+    """Answers JWKS requests with whatever ``keys`` holds; counts requests."""
+
+    def __init__(self, *keys: Any) -> None:
+        self.keys = list(keys)
+        self.calls = 0
+        self.down = False
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        if self.down:
+            raise httpx.ConnectError("connection refused", request=request)
+        return httpx.Response(200, json={"keys": [k.as_dict(private=False) for k in self.keys]})
+
+
+def _cache(issuer: Issuer, clock: Clock, **options: float) -> JwksCache:
+    http = httpx.AsyncClient(transport=httpx.MockTransport(issuer.handler))
+    return JwksCache("https://issuer.example/jwks", http, clock=clock, **options)
+
+
+async def test_an_unknown_kid_refetches_at_most_once_per_cooldown() -> None:
+    issuer, clock = Issuer(KEY_A), Clock()
+    cache = _cache(issuer, clock, refetch_cooldown=30)
+    await cache.refresh()
+    for _ in range(20):
+        assert await cache.key_for("nope", "RS256") is None
+    assert issuer.calls == 2
+    clock.now += 31
+    assert await cache.key_for("nope", "RS256") is None
+    assert issuer.calls == 3
+
+
+async def test_a_new_kid_is_found_after_rotation() -> None:
+    issuer, clock = Issuer(KEY_A), Clock()
+    cache = _cache(issuer, clock)
+    await cache.refresh()
+    issuer.keys = [KEY_B]
+    assert await cache.key_for("b", "RS256") is not None
+
+
+async def test_stale_keys_are_refreshed_and_removed_keys_stop_verifying() -> None:
+    issuer, clock = Issuer(KEY_A, KEY_B), Clock()
+    cache = _cache(issuer, clock, max_age=300, refetch_cooldown=30)
+    await cache.refresh()
+    issuer.keys = [KEY_B]
+    assert await cache.key_for("a", "RS256") is not None
+    clock.now += 301
+    assert await cache.key_for("a", "RS256") is None
+
+
+async def test_the_last_good_set_survives_an_outage() -> None:
+    issuer, clock = Issuer(KEY_A), Clock()
+    cache = _cache(issuer, clock, max_age=300)
+    await cache.refresh()
+    issuer.down = True
+    clock.now += 1000
+    assert await cache.key_for("a", "RS256") is not None
+    with pytest.raises(DiscoveryError):
+        await cache.refresh()
+    assert await cache.key_for("a", "RS256") is not None
+
+
+async def test_a_key_is_only_used_with_an_algorithm_of_its_type() -> None:
+    issuer, clock = Issuer(KEY_A, EC), Clock()
+    cache = _cache(issuer, clock)
+    await cache.refresh()
+    assert await cache.key_for("a", "ES256") is None
+    assert await cache.key_for("ec", "RS256") is None
+    assert await cache.key_for("ec", "ES256") is not None
+    assert await cache.key_for("a", "PS256") is None  # the key declares alg RS256
+
+
+def test_unusable_jwks_entries_are_skipped_not_fatal() -> None:
+    good = KEY_A.as_dict(private=False)
+    keys = parse_jwks(
+        {
+            "keys": [
+                {"kty": "oct", "k": "c2VjcmV0", "kid": "hmac"},
+                {"kty": "RSA", "kid": "broken", "n": "!!", "e": "AQAB"},
+                {**good, "kid": "enc", "use": "enc"},
+                "not an object",
+                good,
+            ]
+        }
+    )
+    assert set(keys.by_kid) == {"a"}
+
+
+def test_a_jwks_without_keys_is_an_error() -> None:
+    with pytest.raises(DiscoveryError):
+        parse_jwks({"nothing": []})
+
+
+def test_metadata_urls_follow_each_standard() -> None:
+    assert metadata_url("https://id.example", "oidc") == "https://id.example/.well-known/openid-configuration"
+    assert (
+        metadata_url("https://id.example/t/1", "oidc")
+        == "https://id.example/t/1/.well-known/openid-configuration"
+    )
+    assert (
+        metadata_url("https://id.example", "oauth")
+        == "https://id.example/.well-known/oauth-authorization-server"
+    )
+    assert (
+        metadata_url("https://id.example/t/1", "oauth")
+        == "https://id.example/.well-known/oauth-authorization-server/t/1"
+    )
+
+
+async def test_discovered_jwks_uri_must_be_https() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, json={"issuer": "https://id.example", "jwks_uri": "http://id.example/jwks"}
+        )
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        with pytest.raises(DiscoveryError, match="must be https"):
+            await jwks_uri_for(http, "https://id.example", "oidc")
+
+
+async def test_manual_discovery_refuses_a_cross_origin_jwks_uri() -> None:
+    async with httpx.AsyncClient() as http:
+        with pytest.raises(DiscoveryError, match="origin"):
+            await jwks_uri_for(http, "https://id.example", "manual", jwks_uri="https://id.example:8443/jwks")
+        assert (
+            await jwks_uri_for(http, "https://id.example", "manual", jwks_uri="https://id.example:443/keys")
+            == "https://id.example:443/keys"
+        )
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[1]", b'{"issuer": "https://id.example"}'])
+async def test_broken_metadata_is_a_discovery_error(body: bytes) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        with pytest.raises(DiscoveryError):
+            await jwks_uri_for(http, "https://id.example", "oidc")

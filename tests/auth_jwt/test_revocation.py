@@ -1,0 +1,262 @@
+"""Revocation lists on the relational store (SQLite and PostgreSQL), through the public functions."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import text
+
+import fw.auth
+from fw.auth.revocation import RevocationStore
+from fw.errors import StartupError
+from fw.rdb import create_engine
+from fw.testing.issuer import LocalIssuer
+
+from .conftest import bearer, serving
+from .settings import auth_settings, jwt_settings, revocation
+
+
+async def test_a_revoked_token_is_refused_exactly_like_an_expired_one(
+    issuer: LocalIssuer, store: str
+) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
+    async with serving(settings, store) as (client, _):
+        jti = uuid.uuid4().hex
+        token = issuer.mint(token_id=jti)
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
+        await fw.auth.revoke_token(issuer.url, jti, "leaked in a log")
+        revoked = await client.get("/api/me", headers=bearer(token))
+        expired = await client.get(
+            "/api/me",
+            headers=bearer(issuer.mint(issued_at=time.time() - 3000, lifetime=timedelta(minutes=5))),
+        )
+        other = await client.get("/api/me", headers=bearer(issuer.mint()))
+    assert revoked.status_code == expired.status_code == 401
+    assert revoked.content == expired.content
+    assert revoked.headers["www-authenticate"] == expired.headers["www-authenticate"]
+    assert other.status_code == 200
+
+
+async def test_token_revocation_requires_a_jti(issuer: LocalIssuer, sqlite_store: str) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
+    async with serving(settings, sqlite_store) as (client, _):
+        response = await client.get("/api/me", headers=bearer(issuer.mint(token_id=None)))
+    assert response.status_code == 401
+
+
+async def test_subject_revocation_rejects_tokens_issued_before_the_stamp_only(
+    issuer: LocalIssuer, store: str
+) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("subject")))
+    subject = f"user-{uuid.uuid4().hex}"
+    async with serving(settings, store) as (client, _):
+        old = issuer.mint(subject, issued_at=time.time() - 5)
+        await fw.auth.revoke_subject(issuer.url, subject, "lost laptop")
+        fresh = issuer.mint(subject, issued_at=time.time() + 2)
+        someone_else = issuer.mint(f"other-{uuid.uuid4().hex}", issued_at=time.time() - 5)
+        assert (await client.get("/api/me", headers=bearer(old))).status_code == 401
+        assert (await client.get("/api/me", headers=bearer(fresh))).status_code == 200
+        assert (await client.get("/api/me", headers=bearer(someone_else))).status_code == 200
+
+
+async def test_both_modes_check_token_and_subject_entries(issuer: LocalIssuer, store: str) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("both")))
+    subject = f"user-{uuid.uuid4().hex}"
+    async with serving(settings, store) as (client, _):
+        by_token = issuer.mint(token_id="t-" + uuid.uuid4().hex)
+        by_subject = issuer.mint(subject, issued_at=time.time() - 5)
+        await fw.auth.revoke_token(issuer.url, by_token and _jti(by_token))
+        await fw.auth.revoke_subject(issuer.url, subject)
+        assert (await client.get("/api/me", headers=bearer(by_token))).status_code == 401
+        assert (await client.get("/api/me", headers=bearer(by_subject))).status_code == 401
+        assert (await client.get("/api/me", headers=bearer(issuer.mint()))).status_code == 200
+
+
+async def test_reinstating_lets_unexpired_tokens_pass_again(issuer: LocalIssuer, store: str) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("both")))
+    subject = f"user-{uuid.uuid4().hex}"
+    jti = uuid.uuid4().hex
+    async with serving(settings, store) as (client, _):
+        token = issuer.mint(subject, token_id=jti, issued_at=time.time() - 5)
+        await fw.auth.revoke_token(issuer.url, jti)
+        await fw.auth.revoke_subject(issuer.url, subject)
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
+        await fw.auth.reinstate_token(issuer.url, jti)
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
+        await fw.auth.reinstate_subject(issuer.url, subject)
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
+
+
+async def test_entries_are_scoped_by_issuer(issuer: LocalIssuer, store: str) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
+    jti = uuid.uuid4().hex
+    async with serving(settings, store) as (client, _):
+        await fw.auth.revoke_token("https://another-issuer.example", jti)
+        assert (await client.get("/api/me", headers=bearer(issuer.mint(token_id=jti)))).status_code == 200
+
+
+async def test_revocation_reads_bypass_the_cache_and_return_the_stamp(
+    issuer: LocalIssuer, store: str
+) -> None:
+    settings = auth_settings(
+        jwt_settings(issuer.url, revocation=revocation("both", delay=timedelta(minutes=5)))
+    )
+    jti = "never-seen-" + uuid.uuid4().hex
+    async with serving(settings, store):
+        assert await fw.auth.token_revoked(issuer.url, jti) == (False, None)
+        before = datetime.now(UTC)
+        await fw.auth.revoke_token(issuer.url, jti, "operator note")
+        revoked, stamp = await fw.auth.token_revoked(issuer.url, jti)
+        assert revoked
+        assert stamp is not None and before - timedelta(seconds=1) <= stamp <= datetime.now(UTC)
+        assert stamp.tzinfo is not None
+        await fw.auth.revoke_subject(issuer.url, "never-seen-subject")
+        assert (await fw.auth.subject_revoked(issuer.url, "never-seen-subject"))[0]
+        await fw.auth.reinstate_subject(issuer.url, "never-seen-subject")
+        assert await fw.auth.subject_revoked(issuer.url, "never-seen-subject") == (False, None)
+
+
+async def test_entries_expire_after_max_token_lifetime(store: str) -> None:
+    engine = create_engine(store)
+    try:
+        short = RevocationStore(engine, timedelta(seconds=-1))
+        issuer = f"https://issuer-{uuid.uuid4().hex}.example"
+        await short.put(issuer, "token", "old", "")
+        assert await short.stamp(issuer, "token", "old") is None
+        lasting = RevocationStore(engine, timedelta(hours=1))
+        await lasting.put(issuer, "token", "new", "")
+        assert await lasting.stamp(issuer, "token", "new") is not None
+        async with engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    text("SELECT key FROM fw_revocations WHERE issuer = :issuer"), {"issuer": issuer}
+                )
+            ).all()
+        assert [row[0] for row in rows] == ["new"]  # the expired entry was cleaned by the store
+    finally:
+        await engine.dispose()
+
+
+async def test_a_revocation_made_elsewhere_may_pass_for_up_to_the_propagation_delay(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
+    settings = auth_settings(
+        jwt_settings(issuer.url, revocation=revocation("token", delay=timedelta(minutes=5)))
+    )
+    jti = uuid.uuid4().hex
+    token = issuer.mint(token_id=jti)
+    async with serving(settings, sqlite_store) as (client, _):
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
+        # Another process revokes (a store of its own, not this App's).
+        engine = create_engine(sqlite_store)
+        await RevocationStore(engine, timedelta(hours=1)).put(issuer.url, "token", jti, "")
+        await engine.dispose()
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 200  # cached answer
+        await fw.auth.revoke_token(issuer.url, jti)  # through this process: visible at once
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
+
+
+async def test_with_zero_delay_the_store_is_read_on_every_request(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
+    jti = uuid.uuid4().hex
+    token = issuer.mint(token_id=jti)
+    async with serving(settings, sqlite_store) as (client, _):
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
+        engine = create_engine(sqlite_store)
+        await RevocationStore(engine, timedelta(hours=1)).put(issuer.url, "token", jti, "")
+        await engine.dispose()
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
+
+
+async def test_revocation_fails_closed_when_the_store_is_unreachable(issuer: LocalIssuer, store: str) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
+    async with serving(settings, store) as (client, extension):
+        await _break(extension)
+        response = await client.get("/api/me", headers=bearer(issuer.mint()))
+        anonymous_public = await client.get("/public")
+    assert response.status_code == 503
+    assert response.json()["code"] == "service_unavailable"
+    assert "errors" not in response.json()
+    assert anonymous_public.status_code == 200
+
+
+async def test_admit_lets_tokens_through_while_the_store_is_down(
+    issuer: LocalIssuer, sqlite_store: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token", on_unavailable="admit")))
+    async with serving(settings, sqlite_store) as (client, extension):
+        await _break(extension)
+        response = await client.get("/api/me", headers=bearer(issuer.mint()))
+    assert response.status_code == 200
+    assert any(r.levelname == "ERROR" and "admit" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_missing_revocation_table_is_a_startup_error_naming_fw_migrate(
+    issuer: LocalIssuer, tmp_path: object
+) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("both")))
+    with pytest.raises(StartupError) as refused:
+        async with serving(settings, f"sqlite:///{tmp_path}/empty.sqlite3"):
+            pass
+    assert refused.value.key == "middleware.rdb.dsn"
+    assert "fw migrate" in str(refused.value)
+
+
+async def test_an_unreachable_database_at_startup_is_reported(issuer: LocalIssuer) -> None:
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("both")))
+    with pytest.raises(StartupError) as refused:
+        async with serving(settings, "postgresql://fw@127.0.0.1:9/nothing"):
+            pass
+    assert refused.value.key == "middleware.rdb.dsn"
+    assert "cannot be reached" in str(refused.value)
+
+
+async def test_revoking_needs_an_issuer_and_an_identifier() -> None:
+    with pytest.raises(ValueError):
+        await fw.auth.revoke_token("", "x")
+    with pytest.raises(ValueError):
+        await fw.auth.revoke_subject("https://issuer.example", "")
+
+
+def _jti(token: str) -> str:
+    import base64
+    import json
+
+    payload = token.split(".")[1]
+    return str(json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["jti"])
+
+
+async def _break(extension: object) -> None:
+    """Make the running store stop answering, as when its database goes away.
+
+    The store's engine is swapped for one aimed at a closed loopback port (discard, 9), so
+    every read fails with a connection error exactly like a database outage.
+    """
+    from fw.auth.modes.jwt_only import JwtOnly
+
+    assert isinstance(extension, JwtOnly)
+    assert extension.running is not None and extension.running.revocation is not None
+    broken = create_engine("postgresql://fw@127.0.0.1:9/unreachable")
+    extension.running.revocation.store.engine = broken
+
+
+async def test_a_revocation_call_that_cannot_reach_the_store_renders_as_a_503_problem(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
+    import fw
+    from fw.rdb import StoreUnavailable
+
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
+    async with serving(settings, sqlite_store) as (_, extension):
+        await _break(extension)
+        with pytest.raises(StoreUnavailable) as failed:
+            await fw.auth.revoke_token(issuer.url, "some-jti")
+    response = fw.write_problem(None, failed.value)
+    assert response.status_code == 503
+    assert b"127.0.0.1" not in response.body
+    assert b"service_unavailable" in response.body

@@ -1,0 +1,116 @@
+"""The relying party against an independent, certified provider (npm ``oidc-provider``, loopback).
+
+The provider's development interactions ask for a login name and a consent click; the test
+fills both forms like a browser would, then checks fw's session.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from interop.conftest import RunningProvider, start_provider
+
+from auth_oidc.support import auth_settings, make_app, oidc_settings, session_settings
+from fw.auth.modes.oidc_only import BrowserLoginSettings, OidcOnly
+from fw.settings import RdbSettings
+from fw.testing import BrowserClient
+
+__all__ = ["start_provider"]  # the harness fixture, used below
+
+ORIGIN = "http://localhost:8000"
+
+
+def configure(start: Callable[[dict[str, Any]], RunningProvider], secret: str) -> RunningProvider:
+    return start(
+        {
+            "clients": [
+                {
+                    "client_id": "fw-rp",
+                    "client_secret": secret,
+                    "grant_types": ["authorization_code"],
+                    "response_types": ["code"],
+                    "redirect_uris": [f"{ORIGIN}/auth/callback"],
+                    "post_logout_redirect_uris": [f"{ORIGIN}/"],
+                }
+            ],
+            "accounts": {"alice": {"email": "alice@interop.test", "name": "Alice Interop"}},
+        }
+    )
+
+
+def submit_form(client: BrowserClient, page: httpx.Response, **fields: str) -> httpx.Response:
+    """Submit the page's first form as a browser would: its hidden inputs plus ``fields``."""
+    form = re.search(r"<form[^>]*action=\"([^\"]+)\"[^>]*>(.*?)</form>", page.text, re.S)
+    assert form, page.text
+    hidden = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form.group(2)))
+    target = httpx.URL(str(page.url)).join(form.group(1))
+    return client.post(str(target), data={**hidden, **fields}, follow_redirects=True)
+
+
+@pytest.fixture
+def rp(start_provider: Callable[[dict[str, Any]], RunningProvider], sqlite_dsn: str) -> Any:
+    secret = secrets.token_urlsafe(16)
+    provider = configure(start_provider, secret)
+
+    def build(**oidc: Any) -> BrowserClient:
+        idp_settings = oidc_settings(
+            None, issuer=provider.issuer, client_id="fw-rp", client_secret=secret, **oidc
+        )
+        settings = BrowserLoginSettings(
+            auth_settings(idp_settings, post_login_path="/me"), session_settings(), RdbSettings(sqlite_dsn)
+        )
+        return BrowserClient(make_app(OidcOnly(settings)), provider.issuer, base_url=ORIGIN)
+
+    return provider, build
+
+
+def sign_in(client: BrowserClient) -> httpx.Response:
+    login_page = client.get("/auth/login", follow_redirects=True)
+    assert login_page.status_code == 200 and 'name="login"' in login_page.text, login_page.text
+    consent = submit_form(client, login_page, login="alice", password="any")
+    if consent.url.path.startswith("/interaction/"):
+        return submit_form(client, consent)
+    return consent
+
+
+def test_login_with_a_certified_provider_starts_a_session(rp: Any) -> None:
+    provider, build = rp
+    with build(scopes=["profile", "email"]) as client:
+        landed = sign_in(client)
+        assert landed.status_code == 200, landed.text
+        assert str(landed.url) == f"{ORIGIN}/me"
+        me = landed.json()
+        assert me["signed_in"] is True
+        assert me["key"] == "alice" and me["issuer"] == provider.issuer
+
+
+def test_global_logout_is_accepted_by_the_certified_provider(rp: Any) -> None:
+    provider, build = rp
+    with build(logout_scope="global") as client:
+        sign_in(client)
+        response = client.logout()
+        assert response.status_code == 303
+        location = urlsplit(response.headers["location"])
+        assert location.netloc == urlsplit(provider.issuer).netloc
+        assert parse_qs(location.query) == {
+            "client_id": ["fw-rp"],
+            "post_logout_redirect_uri": [f"{ORIGIN}/"],
+        }
+        confirm = client.get(response.headers["location"], follow_redirects=False)
+        assert confirm.status_code == 200  # the provider asks the person to confirm; no error page
+        assert client.get("/me").json() == {"signed_in": False}
+
+
+def test_after_reconfirm_logout_the_certified_provider_asks_again(rp: Any) -> None:
+    _, build = rp
+    with build() as client:
+        sign_in(client)
+        client.logout()
+        again = client.get("/auth/login", follow_redirects=True)
+        assert 'name="login"' in again.text  # prompt=login: the provider's session does not answer

@@ -1,0 +1,189 @@
+"""Session backends (rdb on SQLite and PostgreSQL, sealed cookie, Redis), lifetimes and the cookie."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from auth_oidc.conftest import Build
+from auth_oidc.support import session_settings
+from fw.auth.sessions import CookieStore, Sessions, SessionSummary
+from fw.auth.sessions import manager as manager_module
+from fw.auth.sessions.rdb import RdbStore
+from fw.auth.sessions.redis import RedisStore
+from fw.auth.sessions.store import SessionStore
+from fw.errors import StartupError
+from fw.rdb import create_engine
+from fw.rdb.migrate import upgrade
+from fw.testing import TestIdentityProvider
+
+SUMMARY = SessionSummary("acct", "Alice", "alice@example.test", "https://id.example", "alice", 1700000000)
+
+
+@pytest.fixture(params=["sqlite", "postgresql", "redis", "cookie"])
+async def store(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[SessionStore]:
+    kind = request.param
+    if kind == "cookie":
+        yield CookieStore(secrets.token_urlsafe(32))
+        return
+    if kind == "redis":
+        url = request.getfixturevalue("redis_url")
+        redis_store = RedisStore(url, prefix=f"fw-test-oidc:{secrets.token_hex(4)}:")
+        yield redis_store
+        await redis_store.close()
+        return
+    dsn = (
+        f"sqlite:///{tmp_path / 's.sqlite3'}" if kind == "sqlite" else request.getfixturevalue("postgres_dsn")
+    )
+    await upgrade(dsn)
+    engine = create_engine(dsn)
+    yield RdbStore(engine)
+    await engine.dispose()
+
+
+async def test_a_session_round_trips_an_account_summary_only(store: SessionStore) -> None:
+    sessions = Sessions(store, ttl=3600, idle_timeout=0)
+    value = await sessions.start(SUMMARY)
+    active = await sessions.resume(value)
+    assert active is not None and active.summary == SUMMARY
+    assert set(active.record) == {
+        "account_id",
+        "display_name",
+        "email",
+        "issuer",
+        "key",
+        "auth_time",
+        "kind",
+        "created_at",
+        "last_seen",
+    }
+
+
+async def test_an_ended_session_is_gone(store: SessionStore) -> None:
+    sessions = Sessions(store, ttl=3600, idle_timeout=0)
+    value = await sessions.start(SUMMARY)
+    await sessions.end(value)
+    if store.name != "cookie":  # a sealed cookie cannot be recalled; the browser's copy is expired instead
+        assert await sessions.resume(value) is None
+
+
+async def test_starting_a_session_revokes_the_previous_one(store: SessionStore) -> None:
+    sessions = Sessions(store, ttl=3600, idle_timeout=0)
+    first = await sessions.start(SUMMARY)
+    second = await sessions.start(SUMMARY, previous=first)
+    assert first != second
+    assert await sessions.resume(second) is not None
+    if store.name != "cookie":
+        assert await sessions.resume(first) is None
+
+
+async def test_sessions_expire_after_their_ttl(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    sessions = Sessions(store, ttl=60, idle_timeout=0)
+    value = await sessions.start(SUMMARY)
+    later = time.time() + 61
+    monkeypatch.setattr(manager_module.time, "time", lambda: later)
+    assert await sessions.resume(value) is None
+
+
+async def test_sessions_expire_after_the_idle_timeout_and_activity_extends_them(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sessions = Sessions(store, ttl=3600, idle_timeout=100)
+    value = await sessions.start(SUMMARY)
+    now = time.time()
+    monkeypatch.setattr(manager_module.time, "time", lambda: now + 80)
+    active = await sessions.resume(value)
+    assert active is not None
+    monkeypatch.setattr(manager_module.time, "time", lambda: now + 160)
+    assert await sessions.resume(active.value) is not None
+    monkeypatch.setattr(manager_module.time, "time", lambda: now + 300)
+    assert await sessions.resume(active.value) is None
+
+
+@pytest.mark.parametrize("value", ["", "x", "A" * 43, "A" * 44, "!!!!", "A" * 4000])
+async def test_unknown_or_malformed_values_are_none(store: SessionStore, value: str) -> None:
+    assert await Sessions(store, ttl=60, idle_timeout=0).resume(value) is None
+
+
+async def test_a_login_record_is_never_accepted_as_a_session(store: SessionStore) -> None:
+    sessions = Sessions(store, ttl=60, idle_timeout=0)
+    value = await sessions.begin_login({"state": "s", **SUMMARY.to_record()})
+    assert await sessions.resume(value) is None
+    assert (await sessions.take_login(value) or {}).get("state") == "s"
+
+
+def test_a_sealed_cookie_rejects_tampering_truncation_and_other_keys() -> None:
+    store = CookieStore(secrets.token_urlsafe(32))
+    sealed = store.seal({"account_id": "a"}, time.time() + 60)
+    assert store.unseal(sealed) == {"account_id": "a"}
+    flipped = sealed[:20] + ("A" if sealed[20] != "A" else "B") + sealed[21:]
+    assert store.unseal(flipped) is None
+    assert store.unseal(sealed[:-2]) is None
+    assert CookieStore(secrets.token_urlsafe(32)).unseal(sealed) is None
+    assert store.unseal(store.seal({"account_id": "a"}, time.time() - 1)) is None
+    assert "account_id" not in sealed
+
+
+@pytest.mark.parametrize("secret", ["", "short", "not base64 at all !!"])
+def test_the_cookie_backend_refuses_a_weak_secret(secret: str) -> None:
+    with pytest.raises(StartupError) as caught:
+        CookieStore(secret)
+    assert caught.value.key == "session.keyring.secret"
+
+
+def test_login_works_with_the_sealed_cookie_backend(browser: Build, idp: TestIdentityProvider) -> None:
+    client, _ = browser(session=session_settings("cookie", secret=secrets.token_urlsafe(32)))
+    client.login("alice")
+    assert client.get("/me").json()["display_name"] == "Alice Example"
+    client.logout()
+    assert client.get("/me").json() == {"signed_in": False}
+
+
+def test_login_works_with_the_redis_backend(
+    browser: Build, idp: TestIdentityProvider, redis_url: str
+) -> None:
+    client, _ = browser(session=session_settings("redis", redis_url=redis_url))
+    client.login("alice")
+    assert client.get("/me").json()["signed_in"] is True
+    client.logout()
+    assert client.get("/me").json() == {"signed_in": False}
+
+
+def test_a_session_store_outage_is_a_503(browser: Build, idp: TestIdentityProvider, redis_url: str) -> None:
+    client, extension = browser(session=session_settings("redis", redis_url=redis_url))
+    client.login("alice")
+    assert isinstance(extension.store, RedisStore)
+    broken = RedisStore("redis://127.0.0.1:1/0")
+    extension.sessions.store = broken
+    response = client.get("/me")
+    assert response.status_code == 503
+    assert response.json()["code"] == "unavailable"
+    asyncio.run(broken.close())
+
+
+def test_with_the_cookie_backend_a_copied_cookie_outlives_logout_but_not_suspension(
+    browser: Build, idp: TestIdentityProvider
+) -> None:
+    import fw
+    from fw.auth import Account
+
+    state = {"active": True}
+    fw.auth.set_account_resolver(lambda identity: Account("sealed-1"))
+    fw.auth.set_account_lookup(lambda account_id: Account(account_id, active=state["active"]))
+    client, _ = browser(session=session_settings("cookie", secret=secrets.token_urlsafe(32)))
+    client.login("alice")
+    copy = next(c.value for c in client.cookies.jar if c.name == "fw_session")
+    client.logout()
+    client.cookies.clear()
+    client.cookies.set("fw_session", copy, domain="localhost.local")
+    assert client.get("/me").json()["signed_in"] is True  # the documented caveat of sealed cookies
+    state["active"] = False
+    fw.auth.forget_account("sealed-1")
+    assert client.get("/me").json() == {"signed_in": False}
+    client.cookies.set("fw_session", copy, domain="localhost.local")
+    assert client.get("/me").json() == {"signed_in": False}  # still refused: re-read again, not cached

@@ -1,0 +1,170 @@
+"""Browser login refuses to start, with the key and the fix, until every precondition holds."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from auth_oidc.support import auth_settings, oidc_settings, session_settings
+from fw.auth.modes.oidc_only import BrowserLoginSettings, OidcOnly
+from fw.errors import StartupError
+from fw.settings import Claim, Protection, RdbSettings, SessionSettings
+
+
+def start(
+    dsn: str, session: SessionSettings | None = None, oidc: dict[str, Any] | None = None, **auth: Any
+) -> None:
+    settings = BrowserLoginSettings(
+        auth_settings(oidc_settings(None, **{"allow_loopback_http": False, **(oidc or {})}), **auth),
+        session or session_settings(),
+        RdbSettings(dsn),
+    )
+    extension = OidcOnly(settings)
+
+    async def run() -> None:
+        await extension.startup()
+        await extension.shutdown()
+
+    asyncio.run(run())
+
+
+def refused(dsn: str, key: str, **kwargs: Any) -> StartupError:
+    with pytest.raises(StartupError) as caught:
+        start(dsn, **kwargs)
+    assert caught.value.key == key, caught.value
+    return caught.value
+
+
+def test_valid_settings_start(sqlite_dsn: str) -> None:
+    start(sqlite_dsn, oidc={"redirect_url": "https://app.example.com/auth/callback"})
+
+
+def test_sessions_must_be_enabled(sqlite_dsn: str) -> None:
+    refused(sqlite_dsn, "session.enabled", session=replace(session_settings(), enabled=False))
+
+
+@pytest.mark.parametrize("name", ["issuer", "client_id", "client_secret"])
+def test_provider_credentials_are_required(sqlite_dsn: str, name: str) -> None:
+    error = refused(sqlite_dsn, f"auth.oidc.{name}", oidc={name: "", "redirect_url": "https://a.example/cb"})
+    assert f"AUTH_OIDC_{name.upper()}" in str(error)
+
+
+def test_the_issuer_must_be_https(sqlite_dsn: str) -> None:
+    refused(
+        sqlite_dsn,
+        "auth.oidc.issuer",
+        oidc={"issuer": "http://id.example.com", "redirect_url": "https://a/cb"},
+    )
+
+
+def test_an_http_loopback_issuer_needs_allow_loopback_http(sqlite_dsn: str) -> None:
+    error = refused(
+        sqlite_dsn,
+        "auth.oidc.issuer",
+        oidc={"issuer": "http://127.0.0.1:9000", "redirect_url": "https://a/cb"},
+    )
+    assert "allow_loopback_http" in str(error)
+    start(sqlite_dsn, oidc={"issuer": "http://127.0.0.1:9000", "allow_loopback_http": True})
+
+
+def test_allow_loopback_http_never_admits_a_remote_http_issuer(sqlite_dsn: str) -> None:
+    refused(
+        sqlite_dsn, "auth.oidc.issuer", oidc={"issuer": "http://id.example.com", "allow_loopback_http": True}
+    )
+
+
+@pytest.mark.parametrize(
+    "url", ["", "/auth/callback", "http://app.example.com/auth/callback", "app/callback"]
+)
+def test_outside_loopback_development_redirect_url_is_an_absolute_https_url(
+    sqlite_dsn: str, url: str
+) -> None:
+    refused(sqlite_dsn, "auth.oidc.redirect_url", oidc={"redirect_url": url})
+
+
+@pytest.mark.parametrize("path", ["auth/login", "//evil/login", "/a//b", "https://x/login"])
+@pytest.mark.parametrize("name", ["login_path", "callback_path", "logout_path", "post_login_path"])
+def test_paths_are_root_relative_without_double_slashes(sqlite_dsn: str, name: str, path: str) -> None:
+    refused(sqlite_dsn, f"auth.{name}", oidc={"redirect_url": "https://a.example/cb"}, **{name: path})
+
+
+def test_protection_patterns_are_checked(sqlite_dsn: str) -> None:
+    refused(
+        sqlite_dsn,
+        "auth.protection.include",
+        oidc={"redirect_url": "https://a.example/cb"},
+        protection=Protection(include=["admin/"], exclude=[], unauthenticated="redirect"),
+    )
+
+
+def test_admission_existing_requires_auto_provision_off(sqlite_dsn: str) -> None:
+    refused(
+        sqlite_dsn, "auth.oidc.auto_provision", oidc={"admission": "existing", "redirect_url": "https://a/cb"}
+    )
+
+
+def test_admission_claim_requires_a_pointer(sqlite_dsn: str) -> None:
+    refused(
+        sqlite_dsn,
+        "auth.oidc.claim.path",
+        oidc={"admission": "claim", "claim": Claim("", ["x"], "any"), "redirect_url": "https://a/cb"},
+    )
+
+
+def test_the_removed_provider_logout_names_logout_scope(sqlite_dsn: str) -> None:
+    error = refused(
+        sqlite_dsn,
+        "auth.oidc.provider_logout",
+        oidc={"provider_logout": True, "redirect_url": "https://a/cb"},
+    )
+    assert "logout_scope" in str(error)
+
+
+def test_a_scope_entry_holding_two_scopes_is_refused(sqlite_dsn: str) -> None:
+    refused(
+        sqlite_dsn, "auth.oidc.scopes", oidc={"scopes": ["profile email"], "redirect_url": "https://a/cb"}
+    )
+
+
+def test_missing_migrations_name_fw_migrate(tmp_path: Any) -> None:
+    error = refused(
+        f"sqlite:///{tmp_path / 'empty.sqlite3'}", "middleware.rdb.dsn", oidc={"redirect_url": "https://a/cb"}
+    )
+    assert "fw migrate" in str(error)
+
+
+def test_an_unreachable_database_is_refused() -> None:
+    refused(
+        "postgresql://nobody@127.0.0.1:1/none", "middleware.rdb.dsn", oidc={"redirect_url": "https://a/cb"}
+    )
+
+
+def test_the_cookie_backend_needs_a_keyring_secret(sqlite_dsn: str) -> None:
+    refused(
+        sqlite_dsn,
+        "session.keyring.secret",
+        session=session_settings("cookie"),
+        oidc={"redirect_url": "https://a/cb"},
+    )
+
+
+def test_an_unreachable_redis_is_refused(sqlite_dsn: str) -> None:
+    refused(
+        sqlite_dsn,
+        "session.redis_url",
+        session=session_settings("redis", redis_url="redis://127.0.0.1:1/0"),
+        oidc={"redirect_url": "https://a/cb"},
+    )
+
+
+@pytest.mark.parametrize("backend", ["dynamo", "memcached"])
+def test_an_unavailable_session_backend_is_refused(sqlite_dsn: str, backend: str) -> None:
+    refused(
+        sqlite_dsn,
+        "session.backend",
+        session=session_settings(backend),
+        oidc={"redirect_url": "https://a/cb"},
+    )

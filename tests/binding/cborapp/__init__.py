@@ -1,0 +1,1 @@
+"""A fixture application generated with ``api.cbor = true``."""

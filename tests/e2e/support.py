@@ -1,0 +1,63 @@
+"""Real processes on loopback for end-to-end tests: free ports, start, wait until ready, stop."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def clean_env(extra: Mapping[str, str]) -> dict[str, str]:
+    """The current environment without configuration variables that would leak into the app."""
+    prefixes = ("AUTH_", "SESSION_", "MIDDLEWARE_", "SERVER_", "APP_ENV")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), str(REPO), env.get("PYTHONPATH", "")])
+    env.update(extra)
+    return env
+
+
+@contextlib.contextmanager
+def serving(
+    command: Sequence[str], *, env: Mapping[str, str], cwd: Path, ready_url: str, log: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Start ``command`` and yield once ``ready_url`` answers; stop that process (only it) after."""
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            list(command), env=dict(env), cwd=cwd, stdout=output, stderr=subprocess.STDOUT
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                if process.poll() is not None:
+                    raise RuntimeError(f"{command} exited with {process.returncode}:\n{log.read_text()}")
+                try:
+                    httpx.get(ready_url, timeout=1)
+                    break
+                except httpx.HTTPError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"{command} did not answer:\n{log.read_text()}") from None
+                    time.sleep(0.1)
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

@@ -1,0 +1,144 @@
+"""Two app processes (real uvicorn on loopback) share one session store: PostgreSQL, then Redis.
+
+A login through one process is valid on the other; a logout or an account suspension through
+one is honoured by the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from e2e.support import PYTHON, REPO, clean_env, free_port, serving
+from fw.rdb.migrate import upgrade
+from fw.testing import TestIdentityProvider, identity_provider
+
+APP = REPO / "tests" / "e2e" / "apps" / "shared_store_app.py"
+
+
+@contextlib.contextmanager
+def two_processes(
+    tmp_path: Path, idp: TestIdentityProvider, extra: dict[str, str]
+) -> Iterator[tuple[str, str]]:
+    env = clean_env(
+        {
+            **idp.env,
+            "APP_ENV": "dev",
+            "AUTH_ENABLED": "true",
+            "AUTH_MODE": "oidc_only",
+            "AUTH_OIDC_ALLOW_LOOPBACK_HTTP": "true",
+            "AUTH_PROTECTION_INCLUDE": "/private/",
+            "SESSION_ENABLED": "true",
+            "FW_TEST_REREAD_SECONDS": "1",
+            **extra,
+        }
+    )
+    with contextlib.ExitStack() as stack:
+        origins = []
+        for name in ("a", "b"):
+            port = free_port()
+            origin = f"http://127.0.0.1:{port}"
+            stack.enter_context(
+                serving(
+                    [PYTHON, str(APP), "--server-port", str(port)],
+                    env=env,
+                    cwd=tmp_path,
+                    ready_url=f"{origin}/me",
+                    log=tmp_path / f"app-{name}.log",
+                )
+            )
+            origins.append(origin)
+        yield origins[0], origins[1]
+
+
+def session_cookie(client: httpx.Client) -> str:
+    return next(c.value for c in client.cookies.jar if c.name == "fw_session")
+
+
+def wait_until_anonymous(client: httpx.Client, url: str) -> None:
+    deadline = time.monotonic() + 15
+    while client.get(url).json()["account_id"] is not None:
+        assert time.monotonic() < deadline, "the other process never dropped the session"
+        time.sleep(0.2)
+
+
+def exercise(a: str, b: str, idp: TestIdentityProvider) -> None:
+    idp.login_user("alice")
+    with httpx.Client(follow_redirects=True) as browser:
+        landed = browser.get(f"{a}/auth/login?next=/me")
+        assert landed.json()["account_id"]
+        account_id = landed.json()["account_id"]
+        on_b = browser.get(f"{b}/me").json()
+        assert on_b["account_id"] == account_id
+        assert on_b["pid"] != landed.json()["pid"]
+
+        token = session_cookie(browser)
+        logout = browser.post(f"{a}/auth/logout", headers={"Origin": a}, follow_redirects=False)
+        assert logout.status_code == 303
+        browser.cookies.set("fw_session", token)
+        assert browser.get(f"{b}/me").json()["account_id"] is None
+
+    with httpx.Client(follow_redirects=True) as browser:
+        account_id = browser.get(f"{a}/auth/login?next=/me").json()["account_id"]
+        assert browser.get(f"{b}/me").json()["account_id"] == account_id
+        assert browser.post(f"{a}/admin/suspend/{account_id}").status_code == 200
+        wait_until_anonymous(browser, f"{b}/me")
+        assert browser.get(f"{a}/me").json()["account_id"] is None
+
+
+def test_processes_sharing_postgresql_honour_each_others_logins_and_logouts(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    asyncio.run(upgrade(postgres_dsn))
+    with (
+        identity_provider() as idp,
+        two_processes(tmp_path, idp, {"MIDDLEWARE_RDB_DSN": postgres_dsn}) as (a, b),
+    ):
+        exercise(a, b, idp)
+
+
+def test_processes_sharing_redis_honour_each_others_logins_and_logouts(
+    tmp_path: Path, redis_url: str
+) -> None:
+    dsn = f"sqlite:///{tmp_path / 'accounts.sqlite3'}"
+    asyncio.run(upgrade(dsn))
+    extra = {"MIDDLEWARE_RDB_DSN": dsn, "SESSION_BACKEND": "redis", "SESSION_REDIS_URL": redis_url}
+    with identity_provider() as idp, two_processes(tmp_path, idp, extra) as (a, b):
+        exercise(a, b, idp)
+
+
+def test_a_process_refuses_to_start_when_migrations_are_missing(tmp_path: Path) -> None:
+    import subprocess
+
+    env = clean_env(
+        {
+            "APP_ENV": "dev",
+            "AUTH_ENABLED": "true",
+            "AUTH_OIDC_ISSUER": "https://id.example.com",
+            "AUTH_OIDC_CLIENT_ID": "app",
+            "AUTH_OIDC_CLIENT_SECRET": secrets.token_urlsafe(8),
+            "AUTH_OIDC_REDIRECT_URL": "https://app.example.com/auth/callback",
+            "SESSION_ENABLED": "true",
+            "MIDDLEWARE_RDB_DSN": f"sqlite:///{tmp_path / 'empty.sqlite3'}",
+        }
+    )
+    result = subprocess.run(
+        [PYTHON, str(APP), "--server-port", str(free_port())],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert b"fw migrate" in result.stderr
+    assert b"Traceback" not in result.stderr
+
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
