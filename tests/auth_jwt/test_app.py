@@ -203,3 +203,11 @@ def test_fw_migrate_reports_an_unreachable_database(
 def _project(root: Path) -> Path:
     (root / "pyproject.toml").write_text('[project]\nname = "demo"\n\n[tool.fw]\napp = "demo:app"\n')
     return root
+
+
+def test_the_doctor_reports_admit_on_unavailable_as_an_error(
+    configure: Configure, issuer: LocalIssuer
+) -> None:
+    configure(_toml(issuer, revocation="both", extra='revocation.on_unavailable = "admit"'))
+    lines = configuration.doctor_report()
+    assert any(line.startswith("error:") and "on_unavailable" in line for line in lines)

@@ -6,6 +6,7 @@ import base64
 import json
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -296,3 +297,16 @@ def test_an_anonymous_websocket_on_a_protected_path_is_closed(issuer: LocalIssue
         with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect("/api/ws"):
             pass
     assert closed.value.code == 1008
+
+
+async def test_admission_authenticated_without_revocation_touches_no_store(
+    issuer: LocalIssuer, tmp_path: Path
+) -> None:
+    database = tmp_path / "never-opened.sqlite3"
+    async with serving(auth_settings(jwt_settings(issuer.url)), f"sqlite:///{database}") as (
+        client,
+        extension,
+    ):
+        assert (await client.get("/api/me", headers=bearer(issuer.mint()))).status_code == 200
+        assert not extension.needs_store
+    assert not database.exists()

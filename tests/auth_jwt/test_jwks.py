@@ -71,7 +71,13 @@ async def test_stale_keys_are_refreshed_and_removed_keys_stop_verifying() -> Non
     issuer.keys = [KEY_B]
     assert await cache.key_for("a", "RS256") is not None
     clock.now += 301
-    assert await cache.key_for("a", "RS256") is None
+    assert await cache.key_for("a", "RS256") is not None  # served while the refresh runs
+    assert cache.pending_refresh is not None
+    await cache.pending_refresh
+    assert issuer.calls == 2
+    assert await cache.key_for("a", "RS256") is None  # (one more fetch: a kid it no longer knows)
+    assert await cache.key_for("b", "RS256") is not None
+    assert issuer.calls == 3
 
 
 async def test_the_last_good_set_survives_an_outage() -> None:
@@ -80,6 +86,10 @@ async def test_the_last_good_set_survives_an_outage() -> None:
     await cache.refresh()
     issuer.down = True
     clock.now += 1000
+    assert await cache.key_for("a", "RS256") is not None
+    assert cache.pending_refresh is not None
+    await cache.pending_refresh
+    assert issuer.calls == 2
     assert await cache.key_for("a", "RS256") is not None
     with pytest.raises(DiscoveryError):
         await cache.refresh()
@@ -162,3 +172,14 @@ async def test_broken_metadata_is_a_discovery_error(body: bytes) -> None:
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
         with pytest.raises(DiscoveryError):
             await jwks_uri_for(http, "https://id.example", "oidc")
+
+
+async def test_a_stale_set_without_the_needed_key_is_refreshed_before_answering() -> None:
+    issuer, clock = Issuer(KEY_A), Clock()
+    cache = _cache(issuer, clock, max_age=300)
+    await cache.refresh()
+    issuer.keys = [KEY_A, KEY_B]
+    clock.now += 301
+    assert await cache.key_for("b", "RS256") is not None
+    assert issuer.calls == 2
+    await cache.close()

@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import text
 
 import fw.auth
-from fw.auth.revocation import RevocationStore
+from fw.auth.jwt.verifier import VerifiedToken
+from fw.auth.revocation import Entries, RevocationCheck, RevocationStore
 from fw.errors import StartupError
 from fw.rdb import create_engine
 from fw.testing.issuer import LocalIssuer
@@ -260,3 +261,47 @@ async def test_a_revocation_call_that_cannot_reach_the_store_renders_as_a_503_pr
     assert response.status_code == 503
     assert b"127.0.0.1" not in response.body
     assert b"service_unavailable" in response.body
+
+
+class _CountingStore(RevocationStore):
+    """A store whose lookups are counted and always answer "no entry"."""
+
+    def __init__(self) -> None:
+        self.lookups = 0
+
+    async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> Entries:
+        self.lookups += 1
+        return Entries(None, None)
+
+
+def _verified(jti: str) -> VerifiedToken:
+    return VerifiedToken(
+        claims={}, header={}, issuer="https://i.example", identity="u", token_id=jti, issued_at=0
+    )
+
+
+async def test_the_propagation_cache_is_bounded_and_expires(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fw.auth.revocation as module
+
+    monkeypatch.setattr(module, "CACHE_ENTRIES", 3)
+    now = [0.0]
+    store = _CountingStore()
+    check = RevocationCheck(store, "token", max_propagation_delay=timedelta(seconds=10), clock=lambda: now[0])
+    for jti in ("a", "b", "c", "d"):
+        assert not await check.revoked(_verified(jti))
+    assert store.lookups == 4
+    assert not await check.revoked(_verified("d"))  # cached
+    assert store.lookups == 4
+    assert not await check.revoked(_verified("a"))  # evicted: the oldest of four with room for three
+    assert store.lookups == 5
+    now[0] = 11.0
+    assert not await check.revoked(_verified("a"))  # expired after the delay
+    assert store.lookups == 6
+
+
+async def test_with_zero_delay_nothing_is_cached() -> None:
+    store = _CountingStore()
+    check = RevocationCheck(store, "both")
+    for _ in range(3):
+        assert not await check.revoked(_verified("same"))
+    assert store.lookups == 3

@@ -123,6 +123,9 @@ def test_unusable_algorithms_are_refused(alg: str) -> None:
         ("auth.jwt.revocation.mode", {"revocation": revocation("sometimes")}),
         ("auth.jwt.revocation.on_unavailable", {"revocation": revocation("token", on_unavailable="maybe")}),
         ("auth.jwt.identity_claim", {"identity_claim": ""}),
+        ("auth.jwt.required_scopes", {"required_scopes": ["orders.read orders.write"]}),
+        ("auth.jwt.required_scopes", {"required_scopes": [""]}),
+        ("auth.jwt.audience", {"audience": ["api", ""]}),
     ],
 )
 def test_invalid_jwt_values_are_refused_naming_the_key(key: str, override: dict[str, object]) -> None:

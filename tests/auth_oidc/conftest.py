@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from auth_oidc.support import auth_settings, make_app, oidc_settings, session_settings
+from auth_oidc.support import open_browser
 from fw.auth import accounts
-from fw.auth.modes.oidc_only import BrowserLoginSettings, OidcOnly
+from fw.auth.modes.oidc_only import OidcOnly
 from fw.rdb.migrate import upgrade
-from fw.settings import RdbSettings, SessionSettings
 from fw.testing import BrowserClient, TestIdentityProvider, identity_provider
 
 
@@ -42,44 +41,16 @@ def idp() -> Iterator[TestIdentityProvider]:
 Build = Callable[..., tuple[BrowserClient, OidcOnly]]
 
 
-@contextlib.contextmanager
-def open_browser(
-    idp: TestIdentityProvider,
-    dsn: str,
-    *,
-    oidc: dict[str, Any] | None = None,
-    session: SessionSettings | None = None,
-    **auth: Any,
-) -> Iterator[tuple[BrowserClient, OidcOnly]]:
-    settings = BrowserLoginSettings(
-        auth_settings(oidc_settings(idp, **(oidc or {})), **auth),
-        session or session_settings(),
-        RdbSettings(dsn),
-    )
-    extension = OidcOnly(settings)
-    with BrowserClient(make_app(extension), idp) as client:
-        yield client, extension
-
-
 @pytest.fixture
 def browser(idp: TestIdentityProvider, sqlite_dsn: str) -> Iterator[Build]:
-    """Build an app from settings changes and open a browser-like client on it (lifespan on)."""
-    opened: list[BrowserClient] = []
+    """Build an app from settings changes and open a browser-like client on it (lifespan on).
 
-    def build(
-        *, oidc: dict[str, Any] | None = None, session: SessionSettings | None = None, **auth: Any
-    ) -> tuple[BrowserClient, OidcOnly]:
-        settings = BrowserLoginSettings(
-            auth_settings(oidc_settings(idp, **(oidc or {})), **auth),
-            session or session_settings(),
-            RdbSettings(sqlite_dsn),
-        )
-        extension = OidcOnly(settings)
-        client = BrowserClient(make_app(extension), idp)
-        client.__enter__()
-        opened.append(client)
-        return client, extension
+    ``browser(oidc={...}, session=session_settings(...), **auth)``: each client keeps its
+    configuration until the test ends.
+    """
+    with contextlib.ExitStack() as stack:
 
-    yield build
-    for client in opened:
-        client.__exit__(None, None, None)
+        def build(**changes: Any) -> tuple[BrowserClient, OidcOnly]:
+            return stack.enter_context(open_browser(idp, sqlite_dsn, **changes))
+
+        yield build

@@ -1,108 +1,104 @@
-"""Settings and an App for browser login tests (the settings are built by hand, field by field)."""
+"""Browser login apps configured the way an application is: TOML and environment layers.
+
+Each test states only the keys it changes; :func:`layers` adds the rest of a working
+``oidc_only`` setup and :func:`open_browser` builds an App inside :func:`fw.testing.configured`,
+so the real ``extension_for`` path chooses and composes the mode. Secrets travel through the
+environment layer, as they do in a deployment.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import contextlib
+import dataclasses
+import json
+from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
 import fw
 from fw.auth.modes.oidc_only import OidcOnly
-from fw.settings import (
-    Assurance,
-    AuthSession,
-    AuthSettings,
-    Bootstrap,
-    Claim,
-    JwtSettings,
-    OauthSettings,
-    OidcSettings,
-    Passkey,
-    Protection,
-    Recovery,
-    Registration,
-    Revocation,
-    SessionKeyring,
-    SessionSettings,
-)
-from fw.testing import TestIdentityProvider
+from fw.configuration.duration import format_duration
+from fw.testing import BrowserClient, TestIdentityProvider, configured
+
+Table = dict[str, Any]
 
 
-def oidc_settings(idp: TestIdentityProvider | None = None, **changes: Any) -> OidcSettings:
-    base = OidcSettings(
-        issuer=idp.issuer if idp else "https://id.example.com",
-        client_id=idp.client_id if idp else "app",
-        client_secret=idp.client_secret if idp else "s3cret",
-        redirect_url="",
-        scopes=[],
-        identity_claim="sub",
-        admission="authenticated",
-        auto_provision=True,
-        claim=Claim(path="", values=[], match="any"),
-        registered_claims="",
-        logout_scope="reconfirm",
-        allow_global_logout_request=False,
-        allow_loopback_http=True,
-        provider_logout=False,
-    )
-    return replace(base, **changes)
+def session_settings(
+    backend: str = "rdb", *, secret: str = "", redis_url: str = "", enabled: bool = True
+) -> Table:
+    """The ``[session]`` table (the keyring secret goes to the environment in :func:`layers`)."""
+    table: Table = {"enabled": enabled, "backend": backend}
+    if redis_url:
+        table["redis_url"] = redis_url
+    if secret:
+        table["keyring"] = {"secret": secret}
+    return table
 
 
-def auth_settings(oidc: OidcSettings, **changes: Any) -> AuthSettings:
-    protection = changes.pop(
-        "protection", Protection(include=["/private/"], exclude=[], unauthenticated="redirect")
-    )
-    session = changes.pop("session", AuthSession(ttl=timedelta(hours=24), idle_timeout=timedelta(0)))
-    base = AuthSettings(
-        enabled=True,
-        backend="rdb",
-        mode="oidc_only",
-        login_path="/auth/login",
-        callback_path="/auth/callback",
-        logout_path="/auth/logout",
-        post_login_path="/",
-        shared_device=False,
-        protection=protection,
-        session=session,
-        oidc=oidc,
-        oauth=OauthSettings(
-            "", "", "", "", [], "sub", "authenticated", True, Claim("", [], "any"), "", False
-        ),
-        jwt=JwtSettings(
-            issuer="",
-            audience=[],
-            algorithms=[],
-            admission="",
-            identity_claim="sub",
-            max_token_lifetime=timedelta(0),
-            discovery="oidc",
-            jwks_uri="",
-            required_token_type="at+jwt",
-            required_scopes=[],
-            claim=Claim("", [], "any"),
-            registered_claims="",
-            revocation=Revocation("", "refuse", timedelta(0)),
-            allow_loopback_http=False,
-        ),
-        passkey=Passkey("/auth/passkey"),
-        bootstrap=Bootstrap(timedelta(hours=72), timedelta(minutes=10)),
-        recovery=Recovery(""),
-        registration=Registration("open"),
-        assurance=Assurance(False, []),
-    )
-    return replace(base, **changes)
+def layers(
+    issuer: str,
+    dsn: str,
+    *,
+    client_id: str = "app",
+    client_secret: str = "s3cret",
+    oidc: Mapping[str, Any] | None = None,
+    session: Mapping[str, Any] | None = None,
+    **auth: Any,
+) -> dict[str, Any]:
+    """``configured(**layers(...))`` arguments for ``oidc_only`` with these changes.
+
+    Values may be dataclass instances (``fw.settings.Claim``, ``Protection``...): they are
+    written as the tables they stand for.
+    """
+    oidc_table: Table = {"issuer": issuer, "client_id": client_id, "allow_loopback_http": True}
+    oidc_table.update(_plain(oidc or {}))
+    env = {"AUTH_OIDC_CLIENT_SECRET": str(oidc_table.pop("client_secret", client_secret))}
+    session_table = _plain(session if session is not None else session_settings())
+    keyring = session_table.pop("keyring", {})
+    if "secret" in keyring:
+        env["SESSION_KEYRING_SECRET"] = keyring["secret"]
+    auth_table: Table = {
+        "enabled": True,
+        "mode": "oidc_only",
+        "protection": {"include": ["/private/"]},
+        **_plain(auth),
+        "oidc": oidc_table,
+    }
+    tables = {"auth": auth_table, "session": session_table, "middleware": {"rdb": {"dsn": dsn}}}
+    return {"toml": to_toml(tables), "env": env}
 
 
-def session_settings(backend: str = "rdb", *, secret: str = "", redis_url: str = "") -> SessionSettings:
-    return SessionSettings(
-        enabled=True,
-        backend=backend,
-        redis_url=redis_url or "redis://127.0.0.1:6379/0",
-        keyring=SessionKeyring(secret),
-    )
+def _plain(values: Mapping[str, Any]) -> Table:
+    return {
+        key: dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+        for key, value in values.items()
+    }
 
 
-def make_app(extension: OidcOnly) -> fw.App:
+def to_toml(tables: Mapping[str, Any], prefix: str = "") -> str:
+    """Nested mappings as ``[table]`` sections; ``$`` doubled so nothing is expanded."""
+    scalars = {key: value for key, value in tables.items() if not isinstance(value, Mapping)}
+    nested = {key: value for key, value in tables.items() if isinstance(value, Mapping)}
+    text = f"[{prefix}]\n" if prefix and scalars else ""
+    text += "".join(f"{key} = {_value(value)}\n" for key, value in scalars.items())
+    for key, value in nested.items():
+        text += to_toml(value, f"{prefix}.{key}" if prefix else key)
+    return text
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, timedelta):
+        return json.dumps(format_duration(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(item) for item in value) + "]"
+    return json.dumps(str(value).replace("$", "$$"))
+
+
+def make_app() -> fw.App:
     """An App with a public page, a protected page and a page showing the signed-in user."""
     app = fw.App()
 
@@ -147,5 +143,32 @@ def make_app(extension: OidcOnly) -> fw.App:
         user = fw.auth.user(request)
         return fw.JSONResponse({"page": request.url.path, "user": user.account_id if user else None})
 
-    app._extensions = [extension]  # compose with explicit settings instead of the parsed configuration
     return app
+
+
+def login_extension(app: fw.App) -> OidcOnly:
+    """The browser login pillar the configuration composed into ``app``."""
+    [extension] = app.extensions
+    assert isinstance(extension, OidcOnly), f"auth did not compose oidc_only: {extension!r}"
+    return extension
+
+
+@contextlib.contextmanager
+def open_browser(
+    provider: TestIdentityProvider | str,
+    dsn: str,
+    *,
+    base_url: str = "http://localhost:8000",
+    **changes: Any,
+) -> Iterator[tuple[BrowserClient, OidcOnly]]:
+    """A browser-like client on an App configured with :func:`layers` (lifespan on)."""
+    if isinstance(provider, TestIdentityProvider):
+        changes.setdefault("client_id", provider.client_id)
+        changes.setdefault("client_secret", provider.client_secret)
+        issuer = provider.issuer
+    else:
+        issuer = provider
+    with configured(**layers(issuer, dsn, **changes)):
+        app = make_app()
+        with BrowserClient(app, provider, base_url=base_url) as client:
+            yield client, login_extension(app)

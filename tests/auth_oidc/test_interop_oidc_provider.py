@@ -6,9 +6,10 @@ fills both forms like a browser would, then checks fw's session.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,9 +17,7 @@ import httpx
 import pytest
 from interop.conftest import RunningProvider, start_provider
 
-from auth_oidc.support import auth_settings, make_app, oidc_settings, session_settings
-from fw.auth.modes.oidc_only import BrowserLoginSettings, OidcOnly
-from fw.settings import RdbSettings
+from auth_oidc.support import open_browser
 from fw.testing import BrowserClient
 
 __all__ = ["start_provider"]  # the harness fixture, used below
@@ -58,14 +57,18 @@ def rp(start_provider: Callable[[dict[str, Any]], RunningProvider], sqlite_dsn: 
     secret = secrets.token_urlsafe(16)
     provider = configure(start_provider, secret)
 
-    def build(**oidc: Any) -> BrowserClient:
-        idp_settings = oidc_settings(
-            None, issuer=provider.issuer, client_id="fw-rp", client_secret=secret, **oidc
-        )
-        settings = BrowserLoginSettings(
-            auth_settings(idp_settings, post_login_path="/me"), session_settings(), RdbSettings(sqlite_dsn)
-        )
-        return BrowserClient(make_app(OidcOnly(settings)), provider.issuer, base_url=ORIGIN)
+    @contextlib.contextmanager
+    def build(**oidc: Any) -> Iterator[BrowserClient]:
+        with open_browser(
+            provider.issuer,
+            sqlite_dsn,
+            base_url=ORIGIN,
+            client_id="fw-rp",
+            client_secret=secret,
+            oidc=oidc,
+            post_login_path="/me",
+        ) as (client, _):
+            yield client
 
     return provider, build
 

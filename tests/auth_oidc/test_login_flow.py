@@ -236,7 +236,7 @@ def test_after_reconfirm_logout_the_next_authorization_demands_proof(
 
 
 def test_select_account_is_sent_only_when_the_provider_advertises_it(sqlite_dsn: str) -> None:
-    from auth_oidc.conftest import open_browser
+    from auth_oidc.support import open_browser
     from fw.testing import identity_provider
 
     with (

@@ -110,13 +110,6 @@ async def test_unknown_or_malformed_values_are_none(store: SessionStore, value: 
     assert await Sessions(store, ttl=60, idle_timeout=0).resume(value) is None
 
 
-async def test_a_login_record_is_never_accepted_as_a_session(store: SessionStore) -> None:
-    sessions = Sessions(store, ttl=60, idle_timeout=0)
-    value = await sessions.begin_login({"state": "s", **SUMMARY.to_record()})
-    assert await sessions.resume(value) is None
-    assert (await sessions.take_login(value) or {}).get("state") == "s"
-
-
 def test_a_sealed_cookie_rejects_tampering_truncation_and_other_keys() -> None:
     store = CookieStore(secrets.token_urlsafe(32))
     sealed = store.seal({"account_id": "a"}, time.time() + 60)

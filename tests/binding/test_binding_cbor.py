@@ -72,3 +72,14 @@ def test_a_cbor_body_over_server_cbor_max_body_is_413(
     monkeypatch.setattr(body_module, "cbor_max_body", lambda: 64)
     result = post(cbor_client, {"name": "x" * 100})
     assert result["_status"] == 413
+
+
+def test_a_self_referencing_cbor_value_is_a_bind_error_not_a_crash(cbor_client: TestClient) -> None:
+    loop: dict[str, object] = {"label": "a"}
+    loop["next"] = loop
+    raw = cbor2.dumps(loop, value_sharing=True)
+    response = cbor_client.post("/nodes", content=raw, headers={"content-type": "application/cbor"})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"field": "body", "location": "payload", "message": "body nested too deeply"}
+    ]

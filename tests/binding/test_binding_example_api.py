@@ -39,3 +39,17 @@ def test_the_example_api_conforms_to_its_document(operation: Any) -> None:
         case.call_and_validate()
 
     run()
+
+
+def test_the_example_document_is_valid_openapi() -> None:
+    from openapi_spec_validator import validate
+    from starlette.testclient import TestClient
+
+    from examples.hello.app import app
+
+    with TestClient(app) as client:
+        document = client.get("/openapi.json").json()
+    validate(document)
+    add_member = document["paths"]["/orgs/{org}/members"]["post"]
+    assert add_member["summary"] == "Add a member to an organization."
+    assert document["paths"]["/members/search"]["get"]["deprecated"] is True

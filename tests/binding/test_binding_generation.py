@@ -318,3 +318,19 @@ async def test_a_binder_generated_for_an_older_declaration_is_refused_as_stale(t
     module = importlib.import_module(f"{package.name}.handlers")
     with pytest.raises(NoBinderError, match=r"Versioned is stale .*run `fw generate`"):
         await fw.parse(module.Versioned, make_request())
+
+
+@pytest.mark.asyncio
+async def test_a_type_whose_package_has_no_generated_module_names_the_fix() -> None:
+    from dataclasses import make_dataclass
+
+    orphan = make_dataclass("Orphan", [("x", int)])
+    orphan.__module__ = "fw_no_such_package.models"
+    with pytest.raises(NoBinderError, match=r"fw_no_such_package\.models\.Orphan: run `fw generate`"):
+        await fw.parse(orphan, make_request())
+
+
+@pytest.mark.asyncio
+async def test_parse_refuses_something_that_is_not_a_type() -> None:
+    with pytest.raises(NoBinderError, match="needs a dataclass type"):
+        await fw.parse(list[int], make_request())  # type: ignore[arg-type]

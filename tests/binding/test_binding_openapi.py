@@ -90,6 +90,7 @@ def test_descriptions_come_from_docstrings_and_field_doc_comments(document: dict
     plain = {p["name"]: p for p in document["paths"]["/plain"]["get"]["parameters"]}
     assert plain["text"]["description"] == "The greeting text."
     assert plain["count"]["description"] == "How many times."
+    assert plain["loud"]["description"] == "Shout it."
 
 
 def test_a_deprecated_paragraph_marks_the_operation_deprecated(document: dict[str, Any]) -> None:

@@ -96,6 +96,12 @@ async def test_scalars_bind_from_form_text() -> None:
     assert (bound.text, bound.count, bound.ratio, bound.flag, bound.maybe) == ("t", 7, 0.5, False, 1)
 
 
+async def test_markers_inside_an_optional_annotation_still_apply() -> None:
+    assert (await bind(Scalars, query="cap=3")).capped == 3
+    assert (await bind(Scalars)).capped is None
+    assert await errors_of(Scalars, query="cap=9") == [("cap", "query", "must be <= 5")]
+
+
 async def test_absent_fields_take_zero_values_and_optionals_are_none() -> None:
     bound = await bind(Scalars)
     assert (bound.text, bound.count, bound.ratio, bound.flag, bound.blob) == ("", 0, 0.0, False, b"")
@@ -273,3 +279,13 @@ async def test_a_type_without_body_fields_ignores_the_body() -> None:
 
     bound = await bind(EnumOnly, query="colour=red", body=b"garbage", content_type="text/plain")
     assert bound.colour == "red"
+
+
+async def test_one_request_can_be_bound_into_several_types() -> None:
+    from .support import make_request
+
+    request = make_request(files={"doc": ("a.txt", b"abc", "text/plain")}, form={"title": "T", "name": "n"})
+    upload = await fw.parse(Upload, request)
+    rest = await fw.parse(Rest, request)
+    assert upload.doc is not None and upload.doc.content == b"abc"
+    assert rest.name == "n" and rest.extra == {"title": "T"}

@@ -7,7 +7,11 @@ missing (``npm ci --prefix tests/interop`` installs them; ``bash .ci/run`` does 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import re
+import secrets
 import shutil
 import subprocess
 import time
@@ -15,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -34,6 +39,51 @@ class RunningProvider:
         return httpx.post(
             f"{self.issuer}/token",
             data={"grant_type": "client_credentials", **params},
+            auth=(client_id, secret),
+            timeout=10,
+        )
+
+    def authorization_code(
+        self, client_id: str, secret: str, redirect_uri: str, *, scope: str = "openid", login: str = "alice"
+    ) -> httpx.Response:
+        """Run the authorization code flow (with PKCE) through the provider's development
+        interactions, as a browser would, and POST the code to /token."""
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        params = {
+            "client_id": client_id,
+            "response_type": "code",
+            "scope": scope,
+            "redirect_uri": redirect_uri,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "state": secrets.token_urlsafe(8),
+        }
+        with httpx.Client(base_url=self.issuer, timeout=10) as browser:
+            response = browser.get("/auth", params=params)
+            for _ in range(10):
+                location = response.headers.get("location", "")
+                if location.startswith(redirect_uri):
+                    code = parse_qs(urlsplit(location).query)["code"][0]
+                    break
+                if "/interaction/" in location:
+                    page = browser.get(location)
+                    prompt = re.search(r'name="prompt" value="(\w+)"', page.text)
+                    assert prompt, page.text
+                    form = {"prompt": prompt.group(1), "login": login, "password": "any"}
+                    response = browser.post(urlsplit(location).path, data=form)
+                else:
+                    response = browser.get(location)
+            else:
+                raise AssertionError("the authorization flow did not come back with a code")
+        return httpx.post(
+            f"{self.issuer}/token",
+            data={
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": redirect_uri,
+                "code_verifier": verifier,
+            },
             auth=(client_id, secret),
             timeout=10,
         )

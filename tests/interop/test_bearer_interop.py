@@ -6,9 +6,11 @@ they are RFC 9068 JWT access tokens (``typ: at+jwt``) signed with keys only the 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from auth_jwt.conftest import bearer, serving
 from auth_jwt.settings import auth_settings, jwt_settings
 
@@ -104,3 +106,37 @@ async def test_an_opaque_provider_token_is_refused(start_provider: Start) -> Non
     assert token.count(".") != 2  # really opaque
     async with serving(settings) as (client, _):
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
+
+
+async def test_an_id_token_of_the_same_provider_is_refused(
+    start_provider: Start, caplog: pytest.LogCaptureFixture
+) -> None:
+    redirect = "http://127.0.0.1:9/callback"
+    config = {
+        **CONFIG,
+        "clients": [
+            *CONFIG["clients"],
+            {
+                "client_id": "web-app",
+                "client_secret": "interop-secret-2",
+                "application_type": "native",
+                "grant_types": ["authorization_code"],
+                "response_types": ["code"],
+                "redirect_uris": [redirect],
+            },
+        ],
+        "accounts": {"alice": {"email": "alice@example.com"}},
+    }
+    provider = start_provider(config)
+    tokens = provider.authorization_code("web-app", "interop-secret-2", redirect, scope="openid email")
+    assert tokens.status_code == 200, tokens.text
+    id_token = tokens.json()["id_token"]
+    # Same issuer, audience configured to the client the ID token was issued to, a real
+    # signature: only the token type tells it apart from an access token.
+    settings = auth_settings(jwt_settings(provider.issuer, audience=["web-app"]))
+    with caplog.at_level(logging.DEBUG, logger="fw.auth.jwt"):
+        async with serving(settings) as (client, _):
+            assert (await client.get("/api/me", headers=bearer(id_token))).status_code == 401
+    reasons = [r.getMessage() for r in caplog.records if "bearer rejected" in r.getMessage()]
+    assert len(reasons) == 1
+    assert "token type" in reasons[0]

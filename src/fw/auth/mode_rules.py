@@ -180,6 +180,9 @@ def _jwt(auth: AuthSettings) -> None:
         raise StartupError(
             "auth.jwt.identity_claim", jwt.identity_claim, "name the claim identifying the caller (sub)"
         )
+    for scope in jwt.required_scopes:
+        if not scope or scope.split() != [scope]:
+            raise StartupError("auth.jwt.required_scopes", scope, "write one scope per entry, without spaces")
     if not jwt.required_token_type.strip():
         raise StartupError(
             "auth.jwt.required_token_type", jwt.required_token_type, "use at+jwt (the default)"

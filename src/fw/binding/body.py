@@ -200,7 +200,23 @@ def _content_headers(request: Request) -> tuple[str, bytes | None]:
 
 
 async def read_body(request: Request, cbor: bool = False) -> Body:
-    """Decode the request body by its media type; an empty body is :data:`EMPTY`."""
+    """Decode the request body by its media type, once per request; an empty body is :data:`EMPTY`.
+
+    The decoded body is kept in the ASGI scope, so a handler may bind several types from one
+    request (a multipart stream can only be read once).
+    """
+    cached: Body | None = request.scope.get(_SCOPE_KEY)
+    if cached is not None:
+        return cached
+    body = await _decode(request, cbor)
+    request.scope[_SCOPE_KEY] = body
+    return body
+
+
+_SCOPE_KEY: Final = "fw.body"
+
+
+async def _decode(request: Request, cbor: bool) -> Body:
     kind, length = _content_headers(request)
     if length == b"0":
         return EMPTY

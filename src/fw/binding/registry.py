@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 from starlette.requests import Request
 
+from fw.problems import BindError, FieldError
+
 T = TypeVar("T")
 Binder = Callable[[Request], Awaitable[Any]]
 
@@ -85,7 +87,9 @@ def load_binders_near(module: str) -> None:
     try:
         importlib.import_module(target)
     except ModuleNotFoundError as missing:
-        if missing.name != target:
+        # Only the generated module (or a package above it) being absent means "no binders";
+        # a missing import inside a generated module is a real error and propagates.
+        if missing.name is None or not (target == missing.name or target.startswith(missing.name + ".")):
             raise
 
 
@@ -118,5 +122,10 @@ async def parse(cls: type[T], request: Request) -> T:
     binder = _binders.get(cls)
     if binder is None:
         binder = binder_for(cls)
-    result: T = await binder(request)
+    try:
+        result: T = await binder(request)
+    except RecursionError:
+        # Only a self-referencing CBOR value (shared references) bound into a recursive
+        # dataclass can nest without end; it is bad input, not a server error.
+        raise BindError([FieldError("body", "payload", "body nested too deeply")]) from None
     return result

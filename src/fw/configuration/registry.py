@@ -24,6 +24,7 @@ from fw.configuration.argv import ParsedArgs, parse_argv
 from fw.configuration.resolve import Resolved, resolve
 from fw.configuration.schema import Command, Field, Loader, fingerprint, type_name
 from fw.configuration.sources import (
+    EnvLayer,
     LoadOptions,
     app_env,
     candidate_files,
@@ -36,6 +37,9 @@ from fw.configuration.tomlfile import FileLayer, parse_file
 from fw.errors import ConfigError
 
 T = TypeVar("T")
+
+#: How a file layer given as text (not read from disk) is named in sources: ``file:<toml>:LINE``.
+TOML_SOURCE = "<toml>"
 
 REMOVED_KEYS = {
     "auth.oidc.provider_logout": "removed setting: use auth.oidc.logout_scope (reconfirm or global) instead",
@@ -237,11 +241,20 @@ def parse_config(argv: Sequence[str] | None = None) -> None:
     """Load every registered configuration from defaults, file, environment and ``argv``."""
     if _generating is not None:
         return  # a module imported by ``fw generate`` is being read, not run
-    args = list(sys.argv[1:] if argv is None else argv)
+    _parse(list(sys.argv[1:] if argv is None else argv), dict(os.environ), None)
+
+
+def parse_layers(argv: Sequence[str], environ: Mapping[str, str], toml: str) -> None:
+    """Parse from exactly these layers: ``toml`` is the file (``""``: none), ``environ`` the whole
+    environment; no file is searched and no dotenv file is read (:func:`fw.testing.configured`)."""
+    _parse(list(argv), dict(environ), toml)
+
+
+def _parse(args: list[str], environ: dict[str, str], toml: str | None) -> None:
+    """The one parsing path; ``toml is None`` means a real process (dotenv files, file search)."""
     loaders = [_loader(registration) for registration in _state.configs.values()]
     commands = {name: _command(registration) for name, registration in _state.commands.items()}
     cli = parse_argv(args, _option_table(loaders), commands)
-    environ = dict(os.environ)
     state = _state
     state.template = cli.template
     if cli.template is not None:
@@ -249,11 +262,15 @@ def parse_config(argv: Sequence[str] | None = None) -> None:
         state.file = None
     else:
         state.app_env = app_env(environ)
-        options = state.options
-        if options.app_name is None:
-            options = dataclasses.replace(options, app_name=_default_app_name())
-        env = read_env(options, state.app_env, environ)
-        state.file = _read_file(cli, options, state.app_env, env.values)
+        if toml is None:
+            options = state.options
+            if options.app_name is None:
+                options = dataclasses.replace(options, app_name=_default_app_name())
+            env = read_env(options, state.app_env, environ)
+            state.file = _read_file(cli, options, state.app_env, env.values)
+        else:
+            env = EnvLayer(dict(environ), {name: f"env:{name}" for name in environ})
+            state.file = _given_file(cli, toml, environ)
         resolved = resolve(loaders, state.file, env.values, env.sources, cli.values)
         _check_removed(resolved)
     state.resolved = resolved
@@ -284,6 +301,16 @@ def _read_file(
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError("", f"file:{found}", f"cannot be read: {error}") from None
     return parse_file(text, str(found), environ)
+
+
+def _given_file(cli: ParsedArgs, toml: str, environ: Mapping[str, str]) -> FileLayer | None:
+    """The file layer of :func:`parse_layers`: the given text, or an explicit ``--config-path``."""
+    if cli.config_path is not None:
+        if toml:
+            raise ConfigError("", cli.config_path[1], "give the file as toml= or --config-path, not both")
+        path, text = read_config_path(*cli.config_path)
+        return parse_file(text, str(path), environ)
+    return parse_file(toml, TOML_SOURCE, environ) if toml else None
 
 
 def ensure_parsed() -> None:
@@ -375,7 +402,7 @@ def load(
         raise ConfigError(prefix, "", f"{loader.type_name} is generated for prefix {loader.prefix!r}")
     environ = dict(env or {})
     cli = parse_argv(list(argv), _option_table([loader]), {})
-    file = parse_file(toml, "<toml>", environ) if toml else None
+    file = parse_file(toml, TOML_SOURCE, environ) if toml else None
     resolved = resolve([loader], file, environ, {}, cli.values)
     _check_removed(resolved)
     return typing.cast(T, loader.build(resolved.values))
@@ -398,6 +425,11 @@ def restore(saved: State) -> None:
     """Put back a state taken with :func:`state` (tests: leave the registry as it was found)."""
     global _state
     _state = saved
+
+
+def unparsed_copy(current: State) -> State:
+    """The same registrations and load options, nothing parsed: a scratch state for one test."""
+    return State(configs=dict(current.configs), commands=dict(current.commands), options=current.options)
 
 
 def begin_generation() -> list[tuple[str, type, str]]:

@@ -112,9 +112,6 @@ class EnvLayer:
     values: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
 
-    def merged(self) -> dict[str, str]:
-        return dict(self.values)
-
 
 def read_env(options: LoadOptions, env_name: str, environ: Mapping[str, str]) -> EnvLayer:
     """Dotenv files in order (later files override earlier), then the process environment."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any
 
-from fw.binding.plan import FieldPlan, StructPlan, TypeRef, is_deprecated
+from fw.binding.codegen.plan import FieldPlan, StructPlan, TypeRef, is_deprecated
 
 if TYPE_CHECKING:
-    from fw.generate.binders import CallSite
+    from fw.binding.codegen.scan import CallSite
 
 REF_PREFIX = "#/components/schemas/"
 _FORMATS = {"email": "email", "uuid": "uuid", "date": "date", "time": "time", "datetime": "date-time"}

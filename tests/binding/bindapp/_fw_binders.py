@@ -507,35 +507,48 @@ async def _bind1(request):
             errors.append(FieldError('note', o, 'invalid string'))
             x = ""
         f6 = x
+    # capped: query 'cap'
+    l = q.get('cap')
+    v = l[0] if l else None
+    if v is None or v == '':
+        f7 = None
+    else:
+        x = int_text(v)
+        if x is BAD:
+            errors.append(FieldError('cap', 'query', 'invalid int'))
+            x = 0
+        elif x > 5.0:
+            errors.append(FieldError('cap', 'query', 'must be <= 5'))
+        f7 = x
     # q_blob: query 'qb'
     l = q.get('qb')
     v = l[0] if l else None
     if v is None:
-        f7 = b""
+        f8 = b""
     else:
         x = bytes_text(v)
         if x is BAD:
             errors.append(FieldError('qb', 'query', 'invalid base64'))
             x = b""
-        f7 = x
+        f8 = x
     # h_blob: header 'X-Blob'
     l = header_values(h, b'x-blob')
     if l is not None and len(l) > 1:
         errors.append(FieldError('X-Blob', 'header', 'must not be repeated'))
-        f8 = b""
+        f9 = b""
     else:
         v = l[0] if l else None
         if v is None:
-            f8 = b""
+            f9 = b""
         else:
             x = bytes_text(v)
             if x is BAD:
                 errors.append(FieldError('X-Blob', 'header', 'invalid base64'))
                 x = b""
-            f8 = x
+            f9 = x
     if errors:
         raise BindError(errors)
-    return _T1(f0, f1, f2, f3, f4, f5, f6, f7, f8)
+    return _T1(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9)
 
 
 async def _bind2(request):
@@ -1514,20 +1527,31 @@ async def _bind10(request):
     else:
         x = v
         f0 = x
+    # loud: query 'loud'
+    l = q.get('loud')
+    v = l[0] if l else None
+    if v is None or v == '':
+        f1 = False
+    else:
+        x = bool_text(v)
+        if x is BAD:
+            errors.append(FieldError('loud', 'query', 'invalid bool'))
+            x = False
+        f1 = x
     # count: query 'count'
     l = q.get('count')
     v = l[0] if l else None
     if v is None or v == '':
-        f1 = 0
+        f2 = 0
     else:
         x = int_text(v)
         if x is BAD:
             errors.append(FieldError('count', 'query', 'invalid int'))
             x = 0
-        f1 = x
+        f2 = x
     if errors:
         raise BindError(errors)
-    return _T11(f0, f1)
+    return _T11(f0, f1, f2)
 
 
 async def _bind11(request):
@@ -1787,7 +1811,7 @@ async def _bind13(request):
 
 
 register(_T0, _bind0, 'c3468c01cc0bf921')
-register(_T1, _bind1, 'd41c0cc9073b9b21')
+register(_T1, _bind1, '540f2703065459f2')
 register(_T2, _bind2, 'bbc067eff433c1c7')
 register(_T3, _bind3, '7d1b2e721db47eb4', _T4)
 register(_T5, _bind4, '908f53cb5e1cb10c')
@@ -1796,7 +1820,7 @@ register(_T7, _bind6, 'efc32655b305b05c')
 register(_T8, _bind7, 'e240560cacb71529')
 register(_T9, _bind8, '45331f1702720510')
 register(_T10, _bind9, '1945d6b0387e6b00')
-register(_T11, _bind10, '47dd3369062d453f')
+register(_T11, _bind10, 'd3b89e5a1c037932')
 register(_T12, _bind11, 'a0b938ff7dc292c9')
 register(_T13, _bind12, '0d1ab2823a10bf10', _T4)
 register(_T14, _bind13, '45eb99e4b2a27b89')
@@ -1965,6 +1989,12 @@ register_openapi(
                                                         'required': False,
                                                         'schema': {'description': 'The greeting text.',
                                                                    'type': 'string'}},
+                                                       {'description': 'Shout it.',
+                                                        'in': 'query',
+                                                        'name': 'loud',
+                                                        'required': False,
+                                                        'schema': {'description': 'Shout it.',
+                                                                   'type': 'boolean'}},
                                                        {'description': 'How many times.',
                                                         'in': 'query',
                                                         'name': 'count',
@@ -2187,6 +2217,12 @@ register_openapi(
                                                                 'required': False,
                                                                 'schema': {'type': ['string', 'null']}}],
                                           'parameters': [{'in': 'query',
+                                                          'name': 'cap',
+                                                          'required': False,
+                                                          'schema': {'format': 'int64',
+                                                                     'maximum': 5,
+                                                                     'type': ['integer', 'null']}},
+                                                         {'in': 'query',
                                                           'name': 'qb',
                                                           'required': False,
                                                           'schema': {'contentEncoding': 'base64',
@@ -2198,7 +2234,7 @@ register_openapi(
                                                                      'type': 'string'}}],
                                           'rejects': True,
                                           'type': 'binding.bindapp.models.Scalars',
-                                          'validation': False},
+                                          'validation': True},
      'binding.bindapp.handlers:sources': {'body': {'input': ['name', 'firstName', 'alias'],
                                                    'media': ['application/json',
                                                              'application/x-www-form-urlencoded',

@@ -34,6 +34,7 @@ class Scalars:
     blob: bytes
     maybe: int | None
     note: str | None
+    capped: Annotated[int, fw.query("cap"), fw.check("max=5")] | None
     q_blob: Annotated[bytes, fw.query("qb")]
     h_blob: Annotated[bytes, fw.header("X-Blob")]
 
@@ -133,6 +134,7 @@ class Plain:
 
     #: The greeting text.
     text: Annotated[str, fw.query("text")]
+    loud: Annotated[bool, fw.query("loud")]  #: Shout it.
     count: Annotated[int, fw.query("count")]
     """How many times."""
 

@@ -17,6 +17,7 @@ from fw.problems import BindError, FieldError
 
 _T0 = _m0.Shape
 _T1 = _m0.Point
+_T2 = _m0.Node
 
 
 def _s0(obj, path, loc, errors):
@@ -53,6 +54,27 @@ def _c0(v, path, loc, errors):
         else:
             errors.append(FieldError(f'{path}[{j}]', loc, 'invalid object'))
     return out
+
+
+def _s1(obj, path, loc, errors):
+    v = obj.get('label')
+    if v is None:
+        f0 = ""
+    else:
+        x = (v if type(v) is str else BAD)
+        if x is BAD:
+            errors.append(FieldError(path + 'label', loc, 'invalid string'))
+            x = ""
+        f0 = x
+    v = obj.get('next')
+    if v is None:
+        f1 = None
+    else:
+        x = _s1(v, path + 'next' + '.', loc, errors) if type(v) is dict else BAD
+        if x is BAD:
+            errors.append(FieldError(path + 'next', loc, 'invalid object'))
+        f1 = x
+    return _T2(f0, f1)
 
 
 async def _bind0(request):
@@ -153,10 +175,77 @@ async def _bind0(request):
     return _T0(f0, f1, f2, f3)
 
 
+async def _bind1(request):
+    errors = []
+    q = query_of(request)
+    body = await read_body(request, True)
+    bv = body.values
+    typed = body.kind == JSON or body.kind == CBOR
+    # label: input 'label'
+    l = q.get('label')
+    if l:
+        v = l[0]
+        t = True
+        o = 'query'
+    elif typed:
+        v = bv.get('label')
+        t = False
+        o = 'payload'
+    else:
+        l = bv.get('label')
+        v = l[0] if l else None
+        t = True
+        o = 'payload'
+    if v is None:
+        f0 = ""
+    else:
+        x = (v if t or type(v) is str else BAD)
+        if x is BAD:
+            errors.append(FieldError('label', o, 'invalid string'))
+            x = ""
+        f0 = x
+    # next: input 'next'
+    if typed:
+        v = bv.get('next')
+        if v is None:
+            f1 = None
+        else:
+            x = _s1(v, 'next' + '.', 'payload', errors) if type(v) is dict else BAD
+            if x is BAD:
+                errors.append(FieldError('next', 'payload', 'invalid object'))
+            f1 = x
+    else:
+        v = None
+        if v is None:
+            f1 = None
+        else:
+            x = _s1(v, 'next' + '.', 'payload', errors) if type(v) is dict else BAD
+            if x is BAD:
+                errors.append(FieldError('next', 'payload', 'invalid object'))
+            f1 = x
+    if errors:
+        raise BindError(errors)
+    return _T2(f0, f1)
+
+
 register(_T0, _bind0, '42d33f3235e9e531', _T1)
+register(_T2, _bind1, 'b6aad6b82c87cea5')
 
 register_openapi(
-    {'binding.cborapp.handlers:shapes': {'body': {'input': ['name', 'blob', 'ratio'],
+    {'binding.cborapp.handlers:nodes': {'body': {'input': ['label'],
+                                                 'media': ['application/json', 'application/cbor'],
+                                                 'required': False,
+                                                 'schema': {'$ref': '#/components/schemas/binding.cborapp.handlers.Node'}},
+                                        'deprecated': False,
+                                        'input_parameters': [{'in': 'query',
+                                                              'name': 'label',
+                                                              'required': False,
+                                                              'schema': {'type': 'string'}}],
+                                        'parameters': [],
+                                        'rejects': True,
+                                        'type': 'binding.cborapp.handlers.Node',
+                                        'validation': False},
+     'binding.cborapp.handlers:shapes': {'body': {'input': ['name', 'blob', 'ratio'],
                                                   'media': ['application/json', 'application/cbor'],
                                                   'required': True,
                                                   'schema': {'$ref': '#/components/schemas/binding.cborapp.handlers.Shape'}},
@@ -178,7 +267,11 @@ register_openapi(
                                          'rejects': True,
                                          'type': 'binding.cborapp.handlers.Shape',
                                          'validation': True}},
-    {'binding.cborapp.handlers.Point': {'properties': {'x': {'format': 'int64', 'type': 'integer'},
+    {'binding.cborapp.handlers.Node': {'properties': {'label': {'type': 'string'},
+                                                      'next': {'anyOf': [{'$ref': '#/components/schemas/binding.cborapp.handlers.Node'},
+                                                                         {'type': 'null'}]}},
+                                       'type': 'object'},
+     'binding.cborapp.handlers.Point': {'properties': {'x': {'format': 'int64', 'type': 'integer'},
                                                        'y': {'format': 'int64', 'type': 'integer'}},
                                         'type': 'object'},
      'binding.cborapp.handlers.Shape': {'properties': {'blob': {'contentEncoding': 'base64', 'type': 'string'},

@@ -36,3 +36,15 @@ async def shapes(request: fw.Request) -> fw.Response:
             "ratio": shape.ratio,
         }
     )
+
+
+@dataclass
+class Node:
+    label: str
+    next: Node | None
+
+
+@app.route("POST /nodes")
+async def nodes(request: fw.Request) -> fw.Response:
+    node = await fw.parse(Node, request)
+    return fw.JSONResponse({"label": node.label})

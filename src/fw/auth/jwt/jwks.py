@@ -8,6 +8,7 @@ at the issuer. While the issuer is unreachable the last good key set stays in us
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -105,6 +106,8 @@ class JwksCache:
         self._lock = asyncio.Lock()
         self._generation = 0
         self.fetches = 0
+        #: The background refresh in flight, if any (tests await it).
+        self.pending_refresh: asyncio.Task[None] | None = None
 
     async def refresh(self) -> None:
         """Fetch now; raises :class:`DiscoveryError` and keeps the previous keys on failure."""
@@ -134,16 +137,36 @@ class JwksCache:
                 logger.warning("keeping the last good signing keys: %s", error)
 
     async def key_for(self, kid: str | None, alg: str) -> Key | None:
-        """The key to verify a token with, or ``None`` when the issuer has no such key."""
+        """The key to verify a token with, or ``None`` when the issuer has no such key.
+
+        A stale set is refreshed in the background while its key keeps serving, so a slow or
+        unreachable issuer never stalls requests that carry a known ``kid``.
+        """
         now = self._clock()
-        if now - self._fetched_at >= self._max_age:
-            await self._refetch_quietly()
         key = self._keys.find(kid, alg)
+        if now - self._fetched_at >= self._max_age:
+            if key is not None:
+                self._refresh_in_background()
+                return key
+            await self._refetch_quietly()
+            key = self._keys.find(kid, alg)
         if key is None and now - self._unknown_refetch_at >= self._cooldown:
             self._unknown_refetch_at = now
             await self._refetch_quietly()
             key = self._keys.find(kid, alg)
         return key
+
+    def _refresh_in_background(self) -> None:
+        if self.pending_refresh is None or self.pending_refresh.done():
+            self.pending_refresh = asyncio.get_running_loop().create_task(self._refetch_quietly())
+
+    async def close(self) -> None:
+        """Stop a background refresh still in flight."""
+        if self.pending_refresh is not None and not self.pending_refresh.done():
+            self.pending_refresh.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.pending_refresh
+        self.pending_refresh = None
 
     @property
     def keys(self) -> KeySet:

@@ -191,6 +191,8 @@ class JwtOnly:
             rdb_runtime.unregister(self._engine)
             await self._engine.dispose()
             self._engine = None
+        if self.jwks is not None:
+            await self.jwks.close()
         if self._http is not None:
             await self._http.aclose()
             self._http = None

@@ -7,8 +7,8 @@ startup preconditions, mounts login / callback / logout and installs the session
 
 from __future__ import annotations
 
-import hmac
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,9 +46,8 @@ from fw.auth.protection import PatternError, Protection, pattern_problem
 from fw.auth.redirects import loopback_host_header, safe_return_path
 from fw.auth.sessions.backends import open_store
 from fw.auth.sessions.cookies import expire_cookie, set_cookie
+from fw.auth.sessions.login_state import LOGIN_COOKIE, LOGIN_LIFETIME, LoginAttempt, LoginStates
 from fw.auth.sessions.manager import (
-    LOGIN_COOKIE,
-    LOGIN_LIFETIME,
     RECONFIRM_COOKIE,
     SESSION_COOKIE,
     Sessions,
@@ -67,6 +66,8 @@ logger = logging.getLogger("fw.auth")
 ADMISSIONS = ("authenticated", "claim", "registered", "existing")
 LOGOUT_SCOPES = ("reconfirm", "global")
 RECONFIRM_LIFETIME = 30 * 24 * 3600
+#: A longer ``?next=`` is dropped for ``post_login_path`` (the sealed login cookie must stay small).
+MAX_NEXT_BYTES = 1024
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ class OidcOnly:
         except PatternError:
             self.protection = Protection((), ())  # startup refuses these settings with the reason
         self.sessions_ready: Sessions | None = None
+        self.logins: LoginStates | None = None
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
             accounts=lambda: self.account_table,
@@ -226,6 +228,14 @@ class OidcOnly:
             await require_tables(engine, dsn, tables)
             store = open_store(self.settings.session, engine)
             await store.check()
+            try:
+                logins = LoginStates(await store.shared_key())
+            except SessionStoreUnavailable as error:
+                raise StartupError(
+                    "session.backend",
+                    self.settings.session.backend,
+                    f"the session store cannot answer ({error})",
+                ) from None
         except BaseException:
             if store is not None:
                 await store.close()
@@ -234,6 +244,7 @@ class OidcOnly:
         self.engine = engine
         self.account_table = AccountTable(engine)
         self.store = store
+        self.logins = logins
         self.sessions_ready = Sessions(
             store,
             ttl=_seconds(self.auth.session.ttl),
@@ -253,6 +264,7 @@ class OidcOnly:
             runtime.unregister(self.engine)
             await self.engine.dispose()
         self.engine = self.store = self.provider = self.sessions_ready = self.account_table = None
+        self.logins = None
 
     # Helpers.
     @property
@@ -260,6 +272,11 @@ class OidcOnly:
         if self.sessions_ready is None:
             raise Problem("authentication is not started", status=503, code="unavailable")
         return self.sessions_ready
+
+    def _logins(self) -> LoginStates:
+        if self.logins is None:
+            raise Problem("authentication is not started", status=503, code="unavailable")
+        return self.logins
 
     def _provider(self) -> Provider:
         if self.provider is None:
@@ -290,6 +307,8 @@ class OidcOnly:
     # Endpoints.
     async def login(self, request: Request) -> Response:
         target = safe_return_path(request.query_params.get("next")) or self.auth.post_login_path
+        if len(target.encode()) > MAX_NEXT_BYTES:
+            target = self.auth.post_login_path  # keeps the sealed login cookie within browser limits
         redirect_uri = self.redirect_uri_for(request)
         try:
             metadata = await self._provider().metadata()
@@ -300,55 +319,60 @@ class OidcOnly:
             ) from None
         pending = PendingLogin.new(redirect_uri)
         prompt = reconfirm_prompt(metadata) if request.cookies.get(RECONFIRM_COOKIE) else ""
-        record = {
-            "state": pending.state,
-            "nonce": pending.nonce,
-            "verifier": pending.code_verifier,
-            "redirect_uri": redirect_uri,
-            "next": target,
-        }
-        try:
-            value = await self.sessions.begin_login(record)
-        except SessionStoreUnavailable:
-            raise Problem(
-                "the session store cannot answer right now", status=503, code="unavailable"
-            ) from None
+        attempt = LoginAttempt(
+            state=pending.state,
+            nonce=pending.nonce,
+            verifier=pending.code_verifier,
+            redirect_uri=redirect_uri,
+            next=target,
+            expires_at=time.time() + LOGIN_LIFETIME,
+        )
+        logins = self._logins()
+        attempts = logins.open(request.cookies.get(LOGIN_COOKIE))  # other tabs' attempts stay valid
         url = authorization_url(
             metadata, client_id=self.oidc.client_id, pending=pending, scopes=self.oidc.scopes, prompt=prompt
         )
         response = RedirectResponse(url, status_code=302)
         response.headers.append(
             "set-cookie",
-            set_cookie(LOGIN_COOKIE, value, secure=cookie_secure(request), max_age=int(LOGIN_LIFETIME)),
+            set_cookie(
+                LOGIN_COOKIE,
+                logins.seal([*attempts, attempt]),
+                secure=cookie_secure(request),
+                max_age=int(LOGIN_LIFETIME),
+            ),
         )
         response.headers["cache-control"] = "no-store"
         return response
 
     async def callback(self, request: Request) -> Response:
         secure = cookie_secure(request)
+        logins = self._logins()
+        attempts = logins.open(request.cookies.get(LOGIN_COOKIE))
+        attempt, others = logins.take(attempts, request.query_params.get("state", ""))
         try:
-            response = await self._finish_login(request, secure)
+            response = await self._finish_login(request, secure, attempt, bool(attempts))
         except Problem as problem:
             response = problem.response()
-        response.headers.append("set-cookie", expire_cookie(LOGIN_COOKIE, secure=secure))
+        if others:
+            remaining = int(min(a.expires_at for a in others) - time.time())
+            cookie = set_cookie(LOGIN_COOKIE, logins.seal(others), secure=secure, max_age=max(remaining, 1))
+        else:
+            cookie = expire_cookie(LOGIN_COOKIE, secure=secure)
+        response.headers.append("set-cookie", cookie)
         response.headers["cache-control"] = "no-store"
         return response
 
-    async def _finish_login(self, request: Request, secure: bool) -> Response:
+    async def _finish_login(
+        self, request: Request, secure: bool, attempt: LoginAttempt | None, any_pending: bool
+    ) -> Response:
         params = request.query_params
-        login_value = request.cookies.get(LOGIN_COOKIE, "")
-        try:
-            pending = await self.sessions.take_login(login_value) if login_value else None
-        except SessionStoreUnavailable:
-            raise Problem(
-                "the session store cannot answer right now", status=503, code="unavailable"
-            ) from None
-        if pending is None:
+        if not any_pending:
             raise _login_failed(
                 f"no sign-in is in progress in this browser; start again at {self.auth.login_path}"
             )
         provider = self._provider()
-        if not hmac.compare_digest(str(pending.get("state", "")), params.get("state", "")):
+        if attempt is None:
             raise _login_failed("the sign-in response does not belong to this browser (state mismatch)")
         if "iss" in params and params["iss"].rstrip("/") != provider.issuer:
             raise _login_failed("the sign-in response comes from another issuer")
@@ -364,10 +388,10 @@ class OidcOnly:
         if not code:
             raise _login_failed("the sign-in response carries no code")
         login = PendingLogin(
-            state=str(pending["state"]),
-            nonce=str(pending["nonce"]),
-            code_verifier=str(pending["verifier"]),
-            redirect_uri=str(pending["redirect_uri"]),
+            state=attempt.state,
+            nonce=attempt.nonce,
+            code_verifier=attempt.verifier,
+            redirect_uri=attempt.redirect_uri,
         )
         try:
             tokens = await exchange_code(
@@ -429,7 +453,7 @@ class OidcOnly:
                 "the session store cannot answer right now", status=503, code="unavailable"
             ) from None
         mark_read(account.account_id)
-        target = safe_return_path(str(pending.get("next", ""))) or self.auth.post_login_path
+        target = safe_return_path(attempt.next) or self.auth.post_login_path
         response = RedirectResponse(target, status_code=303)
         ttl = int(self.sessions.ttl)
         response.headers.append(

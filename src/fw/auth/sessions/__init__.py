@@ -1,8 +1,8 @@
 """Browser sessions: an opaque cookie, a record in the configured backend, ttl and idle timeout."""
 
 from fw.auth.sessions.cookie import CookieStore
+from fw.auth.sessions.login_state import LOGIN_COOKIE, LoginAttempt, LoginStates
 from fw.auth.sessions.manager import (
-    LOGIN_COOKIE,
     RECONFIRM_COOKIE,
     SESSION_COOKIE,
     ActiveSession,
@@ -17,6 +17,8 @@ __all__ = [
     "SESSION_COOKIE",
     "ActiveSession",
     "CookieStore",
+    "LoginAttempt",
+    "LoginStates",
     "SessionStore",
     "SessionStoreUnavailable",
     "SessionSummary",

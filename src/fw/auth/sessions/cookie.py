@@ -50,7 +50,8 @@ class CookieStore:
     name = "cookie"
 
     def __init__(self, secret: str) -> None:
-        self._aead = AESGCM(derive_key(secret))
+        self._key = derive_key(secret)
+        self._aead = AESGCM(self._key)
 
     def seal(self, record: Record, expires_at: float) -> str:
         payload = json.dumps({**record, "_exp": expires_at}, separators=(",", ":")).encode()
@@ -86,6 +87,10 @@ class CookieStore:
 
     async def delete(self, value: str) -> None:
         """Nothing to delete server-side; the caller expires the cookie."""
+
+    async def shared_key(self) -> bytes:
+        """Every process has the same configured secret; callers derive their own subkey from it."""
+        return self._key
 
     async def check(self) -> None:
         """The key was checked when the store was built."""

@@ -1,22 +1,19 @@
-"""Session lifetimes and the two kinds of record a browser carries.
+"""Session lifetimes and the session record: an account summary, never provider tokens.
 
-``session`` records hold an account summary (never provider tokens); ``login`` records hold the
-secrets of one sign-in attempt between the redirect to the provider and the callback. Both live
-in the configured backend, so a login begun on one app process can finish on another.
+Records live in the configured backend, so a session started on one app process is valid on
+every other. Sign-ins in progress are not sessions and never touch the store: see
+:mod:`fw.auth.sessions.login_state`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from fw.auth.sessions.store import Record, SessionStore
 
 SESSION_COOKIE = "fw_session"
-LOGIN_COOKIE = "fw_login"
 RECONFIRM_COOKIE = "fw_reconfirm"
-LOGIN_LIFETIME = 600.0
 
 
 @dataclass(frozen=True)
@@ -116,14 +113,3 @@ class Sessions:
 
     async def end(self, value: str) -> None:
         await self.store.delete(value)
-
-    async def begin_login(self, data: dict[str, Any]) -> str:
-        return await self.store.save({**data, "kind": "login"}, time.time() + LOGIN_LIFETIME)
-
-    async def take_login(self, value: str) -> Record | None:
-        """The pending login for this browser, removed so a callback can be used only once."""
-        record = await self.store.load(value)
-        if record is None or record.get("kind") != "login":
-            return None
-        await self.store.delete(value)
-        return record

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import random
 import time
 from datetime import UTC, datetime
 
 from sqlalchemy import Column, DateTime, Index, String, Table, Text, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from fw.auth.sessions.store import Record, SessionStoreUnavailable, new_token, token_digest, well_formed
+from fw.auth.sessions.store import (
+    SHARED_KEY_ID,
+    Record,
+    SessionStoreUnavailable,
+    new_token,
+    token_digest,
+    well_formed,
+)
 from fw.rdb.engine import STORE_ERRORS
 from fw.rdb.tables import METADATA, utc
 
@@ -26,6 +36,8 @@ SESSIONS = Table(
 )
 
 _PURGE_CHANCE = 1 / 64
+#: The shared key's row never expires, so the purge of expired sessions leaves it alone.
+_NEVER = datetime(9999, 12, 31, tzinfo=UTC)
 
 
 def _when(timestamp: float) -> datetime:
@@ -92,6 +104,33 @@ class RdbStore:
                 await conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash == token_digest(value)))
         except STORE_ERRORS as error:
             raise SessionStoreUnavailable(str(error)) from None
+
+    async def shared_key(self) -> bytes:
+        """Read the key row; the first process to find none inserts it, racing ones read the winner's."""
+        query = select(SESSIONS.c.data).where(SESSIONS.c.token_hash == SHARED_KEY_ID)
+        try:
+            for _ in range(2):
+                async with self.engine.begin() as conn:
+                    row = (await conn.execute(query)).first()
+                if row is not None:
+                    return base64.b64decode(json.loads(row.data)["key"])
+                fresh = base64.b64encode(os.urandom(32)).decode("ascii")
+                try:
+                    async with self.engine.begin() as conn:
+                        await conn.execute(
+                            insert(SESSIONS).values(
+                                token_hash=SHARED_KEY_ID,
+                                data=json.dumps({"key": fresh}),
+                                account_id="",
+                                expires_at=_NEVER,
+                            )
+                        )
+                    return base64.b64decode(fresh)
+                except IntegrityError:
+                    continue  # another process inserted it first: read theirs
+        except STORE_ERRORS as error:
+            raise SessionStoreUnavailable(str(error)) from None
+        raise SessionStoreUnavailable("the shared key row could neither be read nor created")
 
     async def check(self) -> None:
         """Reachability and the table are checked with the other rdb tables at startup."""

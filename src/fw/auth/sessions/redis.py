@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 
 from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
-from fw.auth.sessions.store import Record, SessionStoreUnavailable, new_token, token_digest, well_formed
+from fw.auth.sessions.store import (
+    SHARED_KEY_ID,
+    Record,
+    SessionStoreUnavailable,
+    new_token,
+    token_digest,
+    well_formed,
+)
 from fw.errors import StartupError
 
 URL_KEY = "session.redis_url"
@@ -67,6 +75,18 @@ class RedisStore:
             await self._client.delete(self._key(value))
         except (RedisError, OSError) as error:
             raise SessionStoreUnavailable(str(error)) from None
+
+    async def shared_key(self) -> bytes:
+        """``SET NX`` then ``GET``: every process ends up with the first process's key."""
+        key = f"{self.prefix}{SHARED_KEY_ID}"
+        try:
+            await self._client.set(key, os.urandom(32), nx=True)
+            value = await self._client.get(key)
+        except (RedisError, OSError) as error:
+            raise SessionStoreUnavailable(str(error)) from None
+        if not isinstance(value, bytes) or len(value) != 32:
+            raise SessionStoreUnavailable(f"the shared key at {key} is not 32 bytes")
+        return value
 
     async def check(self) -> None:
         try:

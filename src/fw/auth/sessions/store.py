@@ -29,6 +29,10 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("ascii")).hexdigest()
 
 
+#: Where server backends keep the shared key; not a token digest, so no cookie can address it.
+SHARED_KEY_ID = "fw:shared-key"
+
+
 def well_formed(token: str) -> bool:
     return bool(TOKEN_PATTERN.match(token))
 
@@ -51,6 +55,14 @@ class SessionStore(Protocol):
         ...
 
     async def delete(self, value: str) -> None: ...
+
+    async def shared_key(self) -> bytes:
+        """32 random bytes every app process sharing this backend agrees on (seals login state).
+
+        Created by the first process that asks and kept by the backend itself, so scaling out
+        needs no extra secret in the configuration.
+        """
+        ...
 
     async def check(self) -> None:
         """Raise :class:`fw.StartupError` when the backend is unusable (startup precondition)."""

@@ -12,7 +12,11 @@ import base64
 import binascii
 import dataclasses
 import inspect
+import io
+import itertools
 import re
+import textwrap
+import tokenize
 import types
 import typing
 from dataclasses import dataclass, field
@@ -119,7 +123,7 @@ def class_source(cls: type) -> ClassSource:
         lines, start = inspect.getsourcelines(cls)
     except (OSError, TypeError):
         return ClassSource(file, 0, None, {}, {})
-    text = inspect.cleandoc("\n" + "".join(lines)) if lines[0][:1].isspace() else "".join(lines)
+    text = textwrap.dedent("".join(lines))
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -128,6 +132,7 @@ def class_source(cls: type) -> ClassSource:
     if node is None:
         return ClassSource(file, start, None, {}, {})
     source_lines = text.splitlines()
+    trailing = _trailing_doc_comments(text)
     field_lines: dict[str, int] = {}
     field_docs: dict[str, str] = {}
     body = node.body
@@ -141,6 +146,9 @@ def class_source(cls: type) -> ClassSource:
         while row >= 0 and source_lines[row].strip().startswith("#:"):
             comments.insert(0, source_lines[row].strip()[2:].strip())
             row -= 1
+        end = statement.end_lineno or statement.lineno
+        if not comments and end in trailing:
+            comments = [trailing[end]]
         following = body[index + 1] if index + 1 < len(body) else None
         if (
             not comments
@@ -153,6 +161,24 @@ def class_source(cls: type) -> ClassSource:
             field_docs[name] = "\n".join(comments).strip()
     doc = ast.get_docstring(node)
     return ClassSource(file, start, doc, field_lines, field_docs)
+
+
+def _trailing_doc_comments(text: str) -> dict[int, str]:
+    """``#:`` comments that end a line of code (``name: str  #: The name.``), by line number."""
+    found: dict[int, str] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return found
+    for previous, token in itertools.pairwise(tokens):
+        if (
+            token.type == tokenize.COMMENT
+            and token.string.startswith("#:")
+            and previous.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+            and previous.end[0] == token.start[0]
+        ):
+            found[token.start[0]] = token.string[2:].strip()
+    return found
 
 
 def is_deprecated(doc: str | None) -> bool:
@@ -217,6 +243,12 @@ class Planner:
         metadata: tuple[Any, ...] = ()
         if typing.get_origin(hint) is Annotated:
             base, metadata = hint.__origin__, hint.__metadata__
+        elif typing.get_origin(hint) in (typing.Union, types.UnionType):
+            # `Annotated[int, fw.query("n")] | None` reads as `Annotated[int | None, fw.query("n")]`.
+            members = typing.get_args(hint)
+            inner = [m for m in members if typing.get_origin(m) is Annotated]
+            if len(members) == 2 and type(None) in members and len(inner) == 1:
+                base, metadata = inner[0].__origin__ | None, inner[0].__metadata__
         sources = [m for m in metadata if isinstance(m, Source)]
         checks = [m for m in metadata if isinstance(m, Check)]
         enums = [m for m in metadata if isinstance(m, Enum)]

@@ -1,0 +1,111 @@
+"""The secrets of sign-ins in progress, sealed into the browser's ``fw_login`` cookie.
+
+Why a cookie and not a store record: every anonymous GET of the login path starts an attempt, so
+a store record per attempt would let an anonymous flood fill the session store. Sealed in the
+cookie, an attempt costs the server nothing until its callback arrives.
+
+Why sealed (AES-256-GCM) and not plain: the PKCE verifier and nonce stay unreadable even to the
+browser, and nothing but this deployment can mint an attempt. The key is shared by every app
+process through the session backend (see ``SessionStore.shared_key``), so a login begun on one
+process finishes on another.
+
+A browser may have a few attempts in flight (two tabs both sent to sign in); each callback
+takes only the attempt whose ``state`` it carries, so concurrent logins never mix and a forged
+callback cannot discard a genuine attempt.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+LOGIN_COOKIE = "fw_login"
+LOGIN_LIFETIME = 600.0
+#: Attempts kept per browser; the oldest is dropped first.
+MAX_ATTEMPTS = 3
+#: Browsers keep at least 4096 bytes per cookie, name and attributes included.
+MAX_SEALED = 3600
+_AAD = b"fw_login/v1"
+_NONCE = 12
+
+
+@dataclass(frozen=True)
+class LoginAttempt:
+    """One authorization request on its way to the provider and back."""
+
+    state: str
+    nonce: str
+    verifier: str
+    redirect_uri: str
+    next: str
+    expires_at: float
+
+
+def _b64decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class LoginStates:
+    """Seals and opens the ``fw_login`` cookie."""
+
+    def __init__(self, key: bytes) -> None:
+        derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"fw login state").derive(key)
+        self._aead = AESGCM(derived)
+
+    def open(self, value: str | None, *, now: float | None = None) -> list[LoginAttempt]:
+        """The unexpired attempts in a cookie value; a forged, truncated or stale value is ``[]``."""
+        if not value or len(value) > MAX_SEALED:
+            return []
+        try:
+            blob = _b64decode(value)
+            if len(blob) < _NONCE + 16:
+                return []
+            items = json.loads(self._aead.decrypt(blob[:_NONCE], blob[_NONCE:], _AAD))
+        except (InvalidTag, binascii.Error, ValueError, UnicodeError):
+            return []
+        moment = time.time() if now is None else now
+        attempts: list[LoginAttempt] = []
+        for item in items if isinstance(items, list) else []:
+            try:
+                attempt = LoginAttempt(**item)
+            except TypeError:
+                continue
+            if isinstance(attempt.expires_at, int | float) and attempt.expires_at > moment:
+                attempts.append(attempt)
+        return attempts
+
+    def seal(self, attempts: list[LoginAttempt]) -> str:
+        """The cookie value for ``attempts`` (newest last), dropping the oldest until it fits."""
+        kept = attempts[-MAX_ATTEMPTS:]
+        while True:
+            payload = json.dumps(
+                [asdict(a) for a in kept], separators=(",", ":"), ensure_ascii=False
+            ).encode()
+            nonce = os.urandom(_NONCE)
+            sealed = base64.urlsafe_b64encode(nonce + self._aead.encrypt(nonce, payload, _AAD)).rstrip(b"=")
+            if len(sealed) <= MAX_SEALED or len(kept) <= 1:
+                return sealed.decode("ascii")
+            kept = kept[1:]
+
+    @staticmethod
+    def take(attempts: list[LoginAttempt], state: str) -> tuple[LoginAttempt | None, list[LoginAttempt]]:
+        """The attempt ``state`` belongs to, and the attempts left for other tabs."""
+        found: LoginAttempt | None = None
+        rest: list[LoginAttempt] = []
+        for attempt in attempts:
+            # Constant-time comparison of every candidate: timing says nothing about which matched.
+            if hmac.compare_digest(attempt.state.encode(), state.encode()) and found is None:
+                found = attempt
+            else:
+                rest.append(attempt)
+        return found, rest

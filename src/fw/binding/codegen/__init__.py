@@ -1,0 +1,1 @@
+"""The build-time half of request binding, used by ``fw generate`` only: scan, plan, emit."""
