@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from fw.auth.jwt.discovery import DiscoveryError, jwks_uri_for, metadata_url
+from fw.auth.jwt.discovery import MAX_METADATA_BYTES, DiscoveryError, jwks_uri_for, metadata_url
 from fw.auth.jwt.jwks import JwksCache, parse_jwks
 from fw.testing.issuer import generate_key
 
@@ -183,3 +183,113 @@ async def test_a_stale_set_without_the_needed_key_is_refreshed_before_answering(
     assert await cache.key_for("b", "RS256") is not None
     assert issuer.calls == 2
     await cache.close()
+
+
+def test_a_duplicated_kid_serves_only_the_algorithm_each_key_fits() -> None:
+    ec = generate_key("ES256", "shared").as_dict(private=False)
+    rsa = generate_key("RS256", "shared").as_dict(private=False)
+    keys = parse_jwks({"keys": [ec, rsa]})
+    found_rsa = keys.find("shared", "RS256")
+    found_ec = keys.find("shared", "ES256")
+    assert found_rsa is not None and found_rsa.key_type == "RSA"
+    assert found_ec is not None and found_ec.key_type == "EC"
+    assert keys.find("shared", "ES384") is None
+    assert len(keys) == 2
+
+
+def test_keys_without_use_or_alg_are_usable_for_their_own_key_type_only() -> None:
+    bare = {k: v for k, v in KEY_A.as_dict(private=False).items() if k not in ("use", "alg")}
+    keys = parse_jwks({"keys": [bare]})
+    assert keys.find("a", "RS256") is not None
+    assert keys.find("a", "PS256") is not None  # nothing narrows an RSA key to one RSA algorithm
+    assert keys.find("a", "ES256") is None
+
+
+def test_symmetric_and_private_members_never_become_verification_keys() -> None:
+    private = KEY_A.as_dict(private=True)
+    keys = parse_jwks({"keys": [{"kty": "oct", "k": "c2VjcmV0", "kid": "a", "alg": "HS256"}, private]})
+    key = keys.find("a", "RS256")
+    assert key is not None
+    assert not key.is_private
+    assert len(keys) == 1
+
+
+def _serve(handler: Any) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
+
+
+async def test_a_jwks_endpoint_redirecting_elsewhere_is_not_followed() -> None:
+    fetched: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        fetched.append(str(request.url))
+        if request.url.host == "id.example":
+            return httpx.Response(302, headers={"Location": "https://evil.example/jwks"})
+        return httpx.Response(200, json={"keys": [KEY_A.as_dict(private=False)]})
+
+    async with _serve(handler) as http:
+        cache = JwksCache("https://id.example/jwks", http)
+        with pytest.raises(DiscoveryError, match="redirect"):
+            await cache.refresh()
+    assert fetched == ["https://id.example/jwks"]
+    assert len(cache.keys) == 0
+
+
+async def test_a_metadata_document_redirecting_elsewhere_is_not_followed() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.host == "id.example", "a redirect was followed"
+        return httpx.Response(
+            301, headers={"Location": "https://evil.example/.well-known/openid-configuration"}
+        )
+
+    async with _serve(handler) as http:
+        with pytest.raises(DiscoveryError, match="redirect"):
+            await jwks_uri_for(http, "https://id.example", "oidc")
+
+
+async def test_an_html_answer_is_not_a_key_set() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, content=b"<html><body>Sign in</body></html>", headers={"Content-Type": "text/html"}
+        )
+
+    async with _serve(handler) as http:
+        with pytest.raises(DiscoveryError, match="JSON"):
+            await JwksCache("https://id.example/jwks", http).refresh()
+
+
+async def test_a_huge_answer_is_refused_without_being_read_to_the_end() -> None:
+    produced: list[int] = []
+
+    async def endless() -> Any:
+        while True:
+            produced.append(64 * 1024)
+            yield b" " * (64 * 1024)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=endless())
+
+    async with _serve(handler) as http:
+        with pytest.raises(DiscoveryError, match="more than"):
+            await JwksCache("https://id.example/jwks", http).refresh()
+    assert sum(produced) <= MAX_METADATA_BYTES + 64 * 1024
+
+
+async def test_a_declared_length_over_the_limit_is_refused_before_reading() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"{}", headers={"Content-Length": str(MAX_METADATA_BYTES + 1)})
+
+    async with _serve(handler) as http:
+        with pytest.raises(DiscoveryError, match="more than"):
+            await JwksCache("https://id.example/jwks", http).refresh()
+
+
+async def test_metadata_for_another_issuer_is_refused_even_with_a_trailing_slash() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, json={"issuer": "https://id.example/", "jwks_uri": "https://id.example/jwks"}
+        )
+
+    async with _serve(handler) as http:
+        with pytest.raises(DiscoveryError, match="must match exactly"):
+            await jwks_uri_for(http, "https://id.example", "oidc")

@@ -2,7 +2,10 @@
 
 ``?next=`` is attacker-controlled, so anything a browser could read as another origin is refused
 rather than repaired: ``//host``, ``/\\host``, schemes, control characters, and their
-percent-encoded forms (some routers and browsers decode once more before resolving).
+percent-encoded forms (some routers and browsers decode once more before resolving). Paths whose
+resolution differs from their text are refused too: an empty segment (``/a//b``) or a dot
+segment (``/./``, ``/%2e%2e/``) could become ``//host`` after a later normalization or a
+trailing-slash redirect elsewhere in the stack; no real page needs them as a return path.
 """
 
 from __future__ import annotations
@@ -40,7 +43,12 @@ def _plain_path(text: str) -> bool:
         parts = urlsplit(text)
     except ValueError:
         return False
-    return not parts.scheme and not parts.netloc
+    if parts.scheme or parts.netloc:
+        return False
+    segments = parts.path.split("/")[1:]
+    # "/a/" ends in one empty segment (a directory); any other empty segment is "//".
+    inner = segments[:-1] if segments and segments[-1] == "" else segments
+    return all(segment not in ("", ".", "..") for segment in inner)
 
 
 def request_origin(scheme: str, host_header: str) -> str:

@@ -18,16 +18,18 @@ from urllib.parse import urlencode, urlsplit
 from joserfc import jwt
 from joserfc.jwk import RSAKey
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
+from fw.auth.oidc.provider import is_loopback_host
 from fw.devidp.model import AuthorizationGrant, DeviceGrant, DevUser, ProviderState, RefreshGrant
 
 TOKEN_LIFETIME = 600
 CODE_LIFETIME = 120
 DEVICE_LIFETIME = 600
-_LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
 
 def is_loopback_uri(uri: str) -> bool:
@@ -36,8 +38,7 @@ def is_loopback_uri(uri: str) -> bool:
         parts = urlsplit(uri)
     except ValueError:
         return False
-    host = (parts.hostname or "").lower()
-    return parts.scheme in ("http", "https") and (host in _LOOPBACK_HOSTS or host.endswith(".localhost"))
+    return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
 
 
 def _s256(verifier: str) -> str:
@@ -69,7 +70,7 @@ class DevProvider:
         self.state = state
         self.issuer = issuer.rstrip("/")
         self.key = RSAKey.generate_key(2048, parameters={"kid": secrets.token_urlsafe(8), "use": "sig"})
-        self.asgi = Starlette(
+        self.app = Starlette(
             routes=[
                 Route("/.well-known/openid-configuration", self.discovery, methods=["GET"]),
                 Route("/authorize", self.authorize, methods=["GET", "POST"]),
@@ -81,6 +82,22 @@ class DevProvider:
                 Route("/device", self.device, methods=["GET", "POST"]),
             ]
         )
+
+    async def asgi(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer only requests addressed to a loopback name.
+
+        Binding to loopback keeps other machines out, but a web page can still point a name it
+        controls at 127.0.0.1 (DNS rebinding) and drive a password-less provider from the
+        developer's own browser; its requests carry that foreign name in ``Host``.
+        """
+        if scope["type"] == "http":
+            host = Headers(scope=scope).get("host", "")
+            if not is_loopback_uri(f"http://{host}/"):
+                await _page("Not a loopback host", "<p>This provider answers loopback names only.</p>", 421)(
+                    scope, receive, send
+                )
+                return
+        await self.app(scope, receive, send)
 
     # Discovery and keys.
     async def discovery(self, request: Request) -> Response:

@@ -77,7 +77,7 @@ class RunningProvider:
             device_interval=device_interval,
         )
         self.provider = DevProvider(self.state, self.issuer)
-        config = uvicorn.Config(self.provider.asgi, log_level="warning", lifespan="off")
+        config = uvicorn.Config(self.provider.asgi, log_level="warning", lifespan="off", interface="asgi3")
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 

@@ -6,6 +6,7 @@ look-alike host cannot hand over somebody else's keys.
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -15,6 +16,7 @@ from fw.auth.jwt.urls import same_origin, transport_problem
 
 Discovery = Literal["oidc", "oauth", "manual"]
 DISCOVERY_MODES: tuple[str, ...] = ("oidc", "oauth", "manual")
+#: Metadata and JWKS documents are small; anything bigger is refused unread.
 MAX_METADATA_BYTES = 512 * 1024
 
 
@@ -35,20 +37,39 @@ def metadata_url(issuer: str, discovery: Discovery) -> str:
     return urlunsplit((parts.scheme, parts.netloc, "/.well-known/oauth-authorization-server" + path, "", ""))
 
 
-async def fetch_json(http: httpx.AsyncClient, url: str) -> dict[str, object]:
-    """GET a JSON object; any transport, status or format problem is a :class:`DiscoveryError`."""
+async def fetch_json(
+    http: httpx.AsyncClient, url: str, *, limit: int = MAX_METADATA_BYTES
+) -> dict[str, object]:
+    """GET a JSON object; any transport, status, size or format problem is a :class:`DiscoveryError`.
+
+    Redirects are never followed (a redirect could lead off the issuer's origin), and the body
+    is read in chunks up to ``limit`` bytes, so a hostile or broken endpoint cannot make the
+    application buffer an unbounded answer.
+    """
     try:
-        response = await http.get(url, headers={"Accept": "application/json"}, follow_redirects=False)
+        async with http.stream(
+            "GET", url, headers={"Accept": "application/json"}, follow_redirects=False
+        ) as response:
+            if response.is_redirect:
+                raise DiscoveryError(
+                    f"{url} answered a redirect (HTTP {response.status_code}); fw does not follow it"
+                )
+            if response.status_code != 200:
+                raise DiscoveryError(f"{url} answered HTTP {response.status_code}")
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise DiscoveryError(f"{url} answered more than {limit} bytes")
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > limit:
+                    raise DiscoveryError(f"{url} answered more than {limit} bytes")
     except httpx.HTTPError as error:
         raise DiscoveryError(
             f"{url} could not be fetched ({type(error).__name__}: {error or 'no answer'})"
         ) from None
-    if response.status_code != 200:
-        raise DiscoveryError(f"{url} answered HTTP {response.status_code}")
-    if len(response.content) > MAX_METADATA_BYTES:
-        raise DiscoveryError(f"{url} answered more than {MAX_METADATA_BYTES} bytes")
     try:
-        data = response.json()
+        data = json.loads(body)
     except ValueError:
         raise DiscoveryError(f"{url} did not answer JSON") from None
     if not isinstance(data, dict):

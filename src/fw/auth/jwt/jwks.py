@@ -24,16 +24,21 @@ logger = logging.getLogger("fw.auth.jwt")
 
 
 class KeySet:
-    """One fetched JWKS, indexed by ``kid``; keys without a ``kid`` are kept apart."""
+    """One fetched JWKS, indexed by ``kid``; keys without a ``kid`` are kept apart.
+
+    A ``kid`` published twice (say an RSA and an EC key during a migration) keeps every key
+    under it; a token gets the first one whose type and declared ``alg`` fit its algorithm,
+    so a duplicate can never make a key serve an algorithm it was not made for.
+    """
 
     def __init__(self, keys: list[Key]) -> None:
-        self.by_kid: dict[str, Key] = {}
+        self.by_kid: dict[str, list[Key]] = {}
         self.unnamed: list[Key] = []
         self._found: dict[tuple[str | None, str], Key] = {}
         for key in keys:
             kid = key.kid
             if kid:
-                self.by_kid.setdefault(kid, key)
+                self.by_kid.setdefault(kid, []).append(key)
             else:
                 self.unnamed.append(key)
 
@@ -49,13 +54,13 @@ class KeySet:
 
     def _find(self, kid: str | None, alg: str) -> Key | None:
         if kid is not None:
-            key = self.by_kid.get(kid)
-            return key if key is not None and fits(key, alg) else None
-        candidates = [k for k in (*self.by_kid.values(), *self.unnamed) if fits(k, alg)]
+            return next((k for k in self.by_kid.get(kid, ()) if fits(k, alg)), None)
+        every = [k for named in self.by_kid.values() for k in named]
+        candidates = [k for k in (*every, *self.unnamed) if fits(k, alg)]
         return candidates[0] if len(candidates) == 1 else None
 
     def __len__(self) -> int:
-        return len(self.by_kid) + len(self.unnamed)
+        return sum(len(named) for named in self.by_kid.values()) + len(self.unnamed)
 
 
 def parse_jwks(data: dict[str, Any]) -> KeySet:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import binascii
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -106,7 +107,13 @@ def _number(claims: dict[str, Any], name: str) -> float:
     value = claims.get(name)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TokenRejected(f"{name} is missing or not a number")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer with hundreds of digits
+        raise TokenRejected(f"{name} is out of range") from None
+    if not math.isfinite(number):
+        raise TokenRejected(f"{name} is out of range")
+    return number
 
 
 def scopes_of(claims: dict[str, Any]) -> set[str]:

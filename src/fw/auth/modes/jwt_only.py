@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fw.auth import admission as admission_policies
 from fw.auth import revocation
-from fw.auth.accounts import Identity
+from fw.auth.accounts import Account, AccountStoreUnavailable, AccountTable, Identity, resolve_account
 from fw.auth.caller import Authentication, Caller, record
 from fw.auth.jwt.discovery import Discovery, DiscoveryError, jwks_uri_for
 from fw.auth.jwt.jwks import JwksCache
@@ -204,6 +204,23 @@ def extension(app: App, auth: AuthSettings, rdb_dsn: str) -> Extension:
     return JwtOnly(auth, rdb_dsn)
 
 
+class _ClaimAccounts(AccountTable):
+    """Without an application resolver the account is the identity claim's value.
+
+    The authorization server owns the accounts in this mode, so fw keeps no table of its own;
+    an application that maps callers to local accounts registers ``fw.auth.set_account_resolver``.
+    """
+
+    def __init__(self) -> None:  # no engine: nothing is stored
+        pass
+
+    async def resolve(self, identity: Identity) -> Account | None:
+        return Account(identity.value, identity.display_name, identity.email)
+
+
+_CLAIM_IS_THE_ACCOUNT = _ClaimAccounts()
+
+
 def _authorization(scope: Scope) -> tuple[bool, str | None]:
     """(presented, token): no header or another scheme is anonymous; a bad Bearer is presented=None."""
     found: bytes | None = None
@@ -214,9 +231,10 @@ def _authorization(scope: Scope) -> tuple[bool, str | None]:
             found = value
     if found is None:
         return False, None
-    scheme, _, rest = found.partition(b" ")
+    # The scheme is case-insensitive and SP or HTAB may separate it from the token (RFC 9110).
+    scheme, _, rest = found.replace(b"\t", b" ").strip(b" ").partition(b" ")
     if scheme.lower() != b"bearer":
-        return False, None
+        return False, None  # another scheme (Basic, DPoP...) is not this mode's business
     token = rest.strip(b" ")
     if not token or len(token) > MAX_TOKEN_BYTES or b" " in token or b"," in token:
         return True, None
@@ -282,9 +300,17 @@ class BearerMiddleware:
         except Exception:
             logger.exception("bearer verification failed unexpectedly; rejecting the request")
             return None
-        identity = Identity(verified.issuer, self._claim, verified.identity, verified.claims, create=False)
-        caller = Caller(verified.identity, identity)
-        return Authentication("bearer", verified.identity, verified.issuer, verified.identity, caller)
+        identity = Identity(verified.issuer, self._claim, verified.identity, verified.claims)
+        try:
+            account = await resolve_account(identity, _CLAIM_IS_THE_ACCOUNT)
+        except AccountStoreUnavailable as failure:
+            logger.error("account resolver unavailable: %s", failure)
+            return StoreUnavailable(str(failure))
+        if account is None or not account.active:
+            logger.debug("bearer rejected: the account resolver refused the identity")
+            return None
+        caller = Caller(account.account_id, identity)
+        return Authentication("bearer", account.account_id, verified.issuer, verified.identity, caller)
 
     @staticmethod
     async def _answer(scope: Scope, send: Send, response: tuple[Message, Message]) -> None:

@@ -298,10 +298,10 @@ class OidcOnly:
         return f"{request.url.scheme}://{host}{configured or self.auth.callback_path}"
 
     def _allowed_origins(self, request: Request) -> set[str]:
-        origins = {f"{request.url.scheme}://{request.headers.get('host', '')}"}
+        origins = {f"{request.url.scheme}://{request.headers.get('host', '')}".lower()}
         if self.oidc.redirect_url and not self.oidc.redirect_url.startswith("/"):
             parts = urlsplit(self.oidc.redirect_url)
-            origins.add(f"{parts.scheme}://{parts.netloc}")
+            origins.add(f"{parts.scheme}://{parts.netloc}".lower())
         return origins
 
     # Endpoints.
@@ -484,15 +484,39 @@ class OidcOnly:
                 "the account store cannot answer right now", status=503, code="unavailable"
             ) from None
 
-    async def logout(self, request: Request) -> Response:
+    def _cross_origin(self, request: Request) -> bool:
+        """Whether a logout POST comes from a page of another origin.
+
+        ``Origin`` decides when present (``null``, sent from sandboxed or privacy-sensitive
+        contexts, is not ours either); without it, ``Referer`` decides; without both (old
+        browsers, non-browser clients) the ``SameSite=Lax`` session cookie is the protection,
+        as a cross-site POST does not carry it.
+        """
+        if request.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+            return True
+        allowed = self._allowed_origins(request)
         origin = request.headers.get("origin")
-        if (origin is not None and origin not in self._allowed_origins(request)) or (
-            request.headers.get("sec-fetch-site") == "cross-site"
-        ):
+        if origin is not None:
+            return origin.lower() not in allowed
+        referer = request.headers.get("referer")
+        if referer:
+            try:
+                parts = urlsplit(referer)
+            except ValueError:
+                return True
+            return f"{parts.scheme}://{parts.netloc}".lower() not in allowed
+        return False
+
+    async def logout(self, request: Request) -> Response:
+        if self._cross_origin(request):
             raise Problem("cross-origin logout refused", status=403, code="cross_origin")
-        form = await request.form()
+        try:
+            form = await request.form()
+            requested = form.get("scope")
+        except Exception:  # an unreadable form (bad multipart...) requests nothing beyond the default
+            requested = None
         scope = self.oidc.logout_scope
-        if form.get("scope") == "global" and self.oidc.allow_global_logout_request:
+        if requested == "global" and self.oidc.allow_global_logout_request:
             scope = "global"
         secure = cookie_secure(request)
         value = request.cookies.get(SESSION_COOKIE)

@@ -9,20 +9,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
-import os
-import time
 
-from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from fw.auth.sessions.store import Record
+from fw.auth.sessions.seal import Sealer
+from fw.auth.sessions.store import Record, unexpired
 from fw.errors import StartupError
 
 SECRET_KEY = "session.keyring.secret"
-_AAD = b"fw_session/v1"
 _MAX_COOKIE = 3800
 
 
@@ -51,30 +46,18 @@ class CookieStore:
 
     def __init__(self, secret: str) -> None:
         self._key = derive_key(secret)
-        self._aead = AESGCM(self._key)
+        self._sealer = Sealer(self._key, "session")
 
     def seal(self, record: Record, expires_at: float) -> str:
-        payload = json.dumps({**record, "_exp": expires_at}, separators=(",", ":")).encode()
-        nonce = os.urandom(12)
-        sealed = base64.urlsafe_b64encode(nonce + self._aead.encrypt(nonce, payload, _AAD)).rstrip(b"=")
+        sealed = self._sealer.seal({**record, "_exp": expires_at})
         if len(sealed) > _MAX_COOKIE:
             raise ValueError("the session record is too large for a cookie")
-        return sealed.decode("ascii")
+        return sealed
 
     def unseal(self, value: str) -> Record | None:
-        try:
-            blob = _b64decode(value)
-            if len(blob) < 12 + 16:
-                return None
-            data = json.loads(self._aead.decrypt(blob[:12], blob[12:], _AAD))
-        except (InvalidTag, binascii.Error, ValueError, UnicodeError):
+        if len(value) > _MAX_COOKIE:
             return None
-        if not isinstance(data, dict):
-            return None
-        expires = data.pop("_exp", 0)
-        if not isinstance(expires, int | float) or expires <= time.time():
-            return None
-        return data
+        return unexpired(self._sealer.open(value))
 
     async def save(self, record: Record, expires_at: float) -> str:
         return self.seal(record, expires_at)

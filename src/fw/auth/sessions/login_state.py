@@ -16,18 +16,11 @@ callback cannot discard a genuine attempt.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hmac
-import json
-import os
 import time
 from dataclasses import asdict, dataclass
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from fw.auth.sessions.seal import Sealer
 
 LOGIN_COOKIE = "fw_login"
 LOGIN_LIFETIME = 600.0
@@ -35,8 +28,6 @@ LOGIN_LIFETIME = 600.0
 MAX_ATTEMPTS = 3
 #: Browsers keep at least 4096 bytes per cookie, name and attributes included.
 MAX_SEALED = 3600
-_AAD = b"fw_login/v1"
-_NONCE = 12
 
 
 @dataclass(frozen=True)
@@ -51,34 +42,26 @@ class LoginAttempt:
     expires_at: float
 
 
-def _b64decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
 class LoginStates:
     """Seals and opens the ``fw_login`` cookie."""
 
     def __init__(self, key: bytes) -> None:
-        derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"fw login state").derive(key)
-        self._aead = AESGCM(derived)
+        self._sealer = Sealer(key, "login state")
 
     def open(self, value: str | None, *, now: float | None = None) -> list[LoginAttempt]:
         """The unexpired attempts in a cookie value; a forged, truncated or stale value is ``[]``."""
         if not value or len(value) > MAX_SEALED:
             return []
-        try:
-            blob = _b64decode(value)
-            if len(blob) < _NONCE + 16:
-                return []
-            items = json.loads(self._aead.decrypt(blob[:_NONCE], blob[_NONCE:], _AAD))
-        except (InvalidTag, binascii.Error, ValueError, UnicodeError):
-            return []
+        items = self._sealer.open(value)
         moment = time.time() if now is None else now
         attempts: list[LoginAttempt] = []
         for item in items if isinstance(items, list) else []:
             try:
                 attempt = LoginAttempt(**item)
             except TypeError:
+                continue
+            texts = (attempt.state, attempt.nonce, attempt.verifier, attempt.redirect_uri, attempt.next)
+            if not all(isinstance(text, str) for text in texts):
                 continue
             if isinstance(attempt.expires_at, int | float) and attempt.expires_at > moment:
                 attempts.append(attempt)
@@ -88,13 +71,9 @@ class LoginStates:
         """The cookie value for ``attempts`` (newest last), dropping the oldest until it fits."""
         kept = attempts[-MAX_ATTEMPTS:]
         while True:
-            payload = json.dumps(
-                [asdict(a) for a in kept], separators=(",", ":"), ensure_ascii=False
-            ).encode()
-            nonce = os.urandom(_NONCE)
-            sealed = base64.urlsafe_b64encode(nonce + self._aead.encrypt(nonce, payload, _AAD)).rstrip(b"=")
+            sealed = self._sealer.seal([asdict(a) for a in kept])
             if len(sealed) <= MAX_SEALED or len(kept) <= 1:
-                return sealed.decode("ascii")
+                return sealed
             kept = kept[1:]
 
     @staticmethod

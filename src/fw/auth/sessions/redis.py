@@ -16,6 +16,7 @@ from fw.auth.sessions.store import (
     SessionStoreUnavailable,
     new_token,
     token_digest,
+    unexpired,
     well_formed,
 )
 from fw.errors import StartupError
@@ -56,13 +57,10 @@ class RedisStore:
             raise SessionStoreUnavailable(str(error)) from None
         if raw is None:
             return None
-        data = json.loads(raw)
-        if not isinstance(data, dict):
+        try:
+            return unexpired(json.loads(raw))
+        except ValueError:
             return None
-        expires = data.pop("_exp", 0)
-        if not isinstance(expires, int | float) or expires <= time.time():
-            return None
-        return data
 
     async def update(self, value: str, record: Record, expires_at: float) -> str:
         await self._put(value, record, expires_at)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
 from typing import Any, Protocol
 
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{43}$")
@@ -35,6 +36,20 @@ SHARED_KEY_ID = "fw:shared-key"
 
 def well_formed(token: str) -> bool:
     return bool(TOKEN_PATTERN.match(token))
+
+
+def unexpired(data: object) -> Record | None:
+    """A stored document carrying its own expiry (``_exp``), or ``None`` when malformed or expired.
+
+    Backends whose storage may outlive the record (a cookie, a Redis key between its expiry and
+    eviction) check ``_exp`` themselves instead of trusting the medium.
+    """
+    if not isinstance(data, dict):
+        return None
+    expires = data.pop("_exp", 0)
+    if not isinstance(expires, int | float) or expires <= time.time():
+        return None
+    return data
 
 
 class SessionStore(Protocol):

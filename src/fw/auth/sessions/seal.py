@@ -1,0 +1,48 @@
+"""AES-256-GCM sealing of small JSON documents into cookie-safe text.
+
+One implementation for everything fw hands a browser to keep for it (the ``cookie`` session
+backend, sign-ins in progress): each use derives its own key from a root secret and binds its
+seals to a label, so a seal made for one purpose never opens as another.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+_NONCE = 12
+_TAG = 16
+
+
+class Sealer:
+    """Seals and opens JSON values with a key derived from ``root`` for ``purpose``."""
+
+    def __init__(self, root: bytes, purpose: str) -> None:
+        info = f"fw seal: {purpose}".encode()
+        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(root)
+        self._aead = AESGCM(key)
+        self._label = info
+
+    def seal(self, value: Any) -> str:
+        payload = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+        nonce = os.urandom(_NONCE)
+        blob = nonce + self._aead.encrypt(nonce, payload, self._label)
+        return base64.urlsafe_b64encode(blob).rstrip(b"=").decode("ascii")
+
+    def open(self, text: str) -> Any:
+        """The sealed value, or ``None`` for anything forged, truncated, damaged or sealed elsewhere."""
+        try:
+            blob = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+            if len(blob) < _NONCE + _TAG:
+                return None
+            return json.loads(self._aead.decrypt(blob[:_NONCE], blob[_NONCE:], self._label))
+        except (InvalidTag, binascii.Error, ValueError, UnicodeError):
+            return None
