@@ -4,9 +4,12 @@
 # fmt: off
 # ruff: noqa
 import re
+from typing import Annotated, Literal
 
 import examples.hello.members as _m0
-from fw.binding.body import CBOR, JSON, read_body
+from msgspec import Meta, Struct
+from msgspec.json import Decoder
+from fw.binding.body import CBOR, JSON, read_body, typed_json
 from fw.binding.registry import register, register_openapi
 from fw.binding.values import (
     BAD, bool_json, bool_text, bytes_json, bytes_text, cookies_of, float_json, float_text,
@@ -22,11 +25,42 @@ _P0 = re.compile('^[0-9]{5}$')
 _K4 = frozenset(('address', 'email', 'name', 'role'))
 _T2 = _m0.UploadAvatar
 _T3 = _m0.Order
-_E7 = frozenset(('high', 'low', 'normal'))
-_P1 = re.compile('^[A-Z]{3}-[0-9]{4}$')
 _T4 = _m0.Item
+_I8 = frozenset(('address', 'code', 'customer', 'deliverOn', 'discount', 'email', 'gift', 'items', 'labels', 'priority', 'quantity'))
+_E9 = frozenset(('high', 'low', 'normal'))
+_P1 = re.compile('^[A-Z]{3}-[0-9]{4}$')
 _T5 = _m0.Search
 
+
+class _J0(Struct, forbid_unknown_fields=False, rename={'a0': 'street', 'a1': 'city', 'a2': 'zip'}):
+    a0: Annotated[str, Meta(min_length=1, max_length=100)]
+    a1: Annotated[str, Meta(min_length=1)]
+    a2: Annotated[str, Meta(pattern='^[0-9]{5}$', min_length=1)]
+
+def _Y0(s):
+    return _T1(s.a0, s.a1, s.a2)
+
+class _J1(Struct, forbid_unknown_fields=False, rename={'a0': 'sku', 'a1': 'qty'}):
+    a0: Annotated[str, Meta(min_length=8, max_length=8)]
+    a1: Annotated[int, Meta(ge=1, le=1000)] = 1
+
+def _Y1(s):
+    return _T4(s.a0, s.a1)
+
+class _J2b(Struct, forbid_unknown_fields=False, rename={'a0': 'customer', 'a1': 'email', 'a2': 'priority', 'a3': 'code', 'a4': 'deliverOn', 'a5': 'quantity', 'a6': 'discount', 'a7': 'gift', 'a8': 'address', 'a9': 'items', 'a10': 'labels'}):
+    a0: Annotated[str, Meta(min_length=2, max_length=64)]
+    a1: Annotated[str, Meta(min_length=1)]
+    a3: Annotated[str, Meta(pattern='^[A-Z]{3}-[0-9]{4}$', min_length=1)]
+    a4: Annotated[str, Meta(min_length=1)]
+    a8: _J0
+    a9: Annotated[list[_J1], Meta(min_length=1)]
+    a2: Literal['low', 'normal', 'high'] = 'normal'
+    a5: Annotated[int, Meta(ge=1, le=100)] = 0
+    a6: Annotated[float, Meta(ge=0.0, le=0.5)] = 0.0
+    a7: bool = False
+    a10: dict[str, str] = {}
+
+_D2 = Decoder(_J2b).decode
 
 def _s0(obj, path, loc, errors):
     v = obj.get('street')
@@ -34,8 +68,8 @@ def _s0(obj, path, loc, errors):
         errors.append(FieldError(path + 'street', loc, 'required'))
         f0 = ""
     else:
-        x = (v if type(v) is str else BAD)
-        if x is BAD:
+        x = v
+        if type(x) is not str:
             errors.append(FieldError(path + 'street', loc, 'invalid string'))
             x = ""
         elif not x:
@@ -48,8 +82,8 @@ def _s0(obj, path, loc, errors):
         errors.append(FieldError(path + 'city', loc, 'required'))
         f1 = ""
     else:
-        x = (v if type(v) is str else BAD)
-        if x is BAD:
+        x = v
+        if type(x) is not str:
             errors.append(FieldError(path + 'city', loc, 'invalid string'))
             x = ""
         elif not x:
@@ -60,8 +94,8 @@ def _s0(obj, path, loc, errors):
         errors.append(FieldError(path + 'zip', loc, 'required'))
         f2 = ""
     else:
-        x = (v if type(v) is str else BAD)
-        if x is BAD:
+        x = v
+        if type(x) is not str:
             errors.append(FieldError(path + 'zip', loc, 'invalid string'))
             x = ""
         elif not x:
@@ -78,8 +112,8 @@ def _s1(obj, path, loc, errors):
         errors.append(FieldError(path + 'sku', loc, 'required'))
         f0 = ""
     else:
-        x = (v if type(v) is str else BAD)
-        if x is BAD:
+        x = v
+        if type(x) is not str:
             errors.append(FieldError(path + 'sku', loc, 'invalid string'))
             x = ""
         elif not x:
@@ -95,9 +129,9 @@ def _s1(obj, path, loc, errors):
         if x is BAD:
             errors.append(FieldError(path + 'qty', loc, 'invalid int'))
             x = 0
-        elif x < 1.0:
+        elif x < 1:
             errors.append(FieldError(path + 'qty', loc, 'must be >= 1'))
-        elif x > 1000.0:
+        elif x > 1000:
             errors.append(FieldError(path + 'qty', loc, 'must be <= 1000'))
         f1 = x
     return _T4(f0, f1)
@@ -110,8 +144,7 @@ def _c0(v, path, loc, errors):
     out = []
     for j, w in enumerate(v):
         if type(w) is dict:
-            x = _s1(w, f'{path}[{j}]' + '.', loc, errors)
-            out.append(x)
+            out.append(_s1(w, f'{path}[{j}].', loc, errors))
         else:
             errors.append(FieldError(f'{path}[{j}]', loc, 'invalid object'))
     return out
@@ -176,88 +209,108 @@ async def _bind0(request):
                 errors.append(FieldError('X-Request-Id', 'header', 'required'))
             f2 = x
     # name: input 'name'
-    l = q.get('name')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'name' not in q:
         v = bv.get('name')
-        t = False
-        o = 'payload'
+        if v is None:
+            errors.append(FieldError('name', 'input', 'required'))
+            f3 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('name', 'payload', 'invalid string'))
+                x = ""
+            elif not x:
+                errors.append(FieldError('name', 'payload', 'required'))
+            elif len(x) < 3:
+                errors.append(FieldError('name', 'payload', 'length must be >= 3'))
+            elif len(x) > 64:
+                errors.append(FieldError('name', 'payload', 'length must be <= 64'))
+            f3 = x
     else:
-        l = bv.get('name')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('name', 'input', 'required'))
-        f3 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('name', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('name', o, 'required'))
-        elif len(x) < 3:
-            errors.append(FieldError('name', o, 'length must be >= 3'))
-        elif len(x) > 64:
-            errors.append(FieldError('name', o, 'length must be <= 64'))
-        f3 = x
+        l = q.get('name')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('name')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            errors.append(FieldError('name', 'input', 'required'))
+            f3 = ""
+        else:
+            x = v
+            if not x:
+                errors.append(FieldError('name', o, 'required'))
+            elif len(x) < 3:
+                errors.append(FieldError('name', o, 'length must be >= 3'))
+            elif len(x) > 64:
+                errors.append(FieldError('name', o, 'length must be <= 64'))
+            f3 = x
     # email: input 'email'
-    l = q.get('email')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'email' not in q:
         v = bv.get('email')
-        t = False
-        o = 'payload'
+        if v is None:
+            errors.append(FieldError('email', 'input', 'required'))
+            f4 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('email', 'payload', 'invalid string'))
+                x = ""
+            elif not x:
+                errors.append(FieldError('email', 'payload', 'required'))
+            elif not is_email(x):
+                errors.append(FieldError('email', 'payload', 'must be a valid email'))
+            f4 = x
     else:
-        l = bv.get('email')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('email', 'input', 'required'))
-        f4 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('email', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('email', o, 'required'))
-        elif not is_email(x):
-            errors.append(FieldError('email', o, 'must be a valid email'))
-        f4 = x
+        l = q.get('email')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('email')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            errors.append(FieldError('email', 'input', 'required'))
+            f4 = ""
+        else:
+            x = v
+            if not x:
+                errors.append(FieldError('email', o, 'required'))
+            elif not is_email(x):
+                errors.append(FieldError('email', o, 'must be a valid email'))
+            f4 = x
     # role: input 'role'
-    l = q.get('role')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'role' not in q:
         v = bv.get('role')
-        t = False
-        o = 'payload'
+        if v is None:
+            f5 = 'member'
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('role', 'payload', 'invalid string'))
+                x = ""
+            elif x not in _E1:
+                errors.append(FieldError('role', 'payload', 'must be one of: admin, member, guest'))
+            f5 = x
     else:
-        l = bv.get('role')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f5 = 'member'
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('role', o, 'invalid string'))
-            x = ""
-        elif x not in _E1:
-            errors.append(FieldError('role', o, 'must be one of: admin, member, guest'))
-        f5 = x
+        l = q.get('role')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('role')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f5 = 'member'
+        else:
+            x = v
+            if x not in _E1:
+                errors.append(FieldError('role', o, 'must be one of: admin, member, guest'))
+            f5 = x
     # tags: query 'tag'
     l = q.get('tag')
     x = [s for s in l if s] if l else []
@@ -318,30 +371,34 @@ async def _bind1(request):
     if f1 is None:
         errors.append(FieldError('avatar', 'payload', 'required'))
     # caption: input 'caption'
-    l = q.get('caption')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'caption' not in q:
         v = bv.get('caption')
-        t = False
-        o = 'payload'
+        if v is None:
+            f2 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('caption', 'payload', 'invalid string'))
+                x = ""
+            elif len(x) > 200:
+                errors.append(FieldError('caption', 'payload', 'length must be <= 200'))
+            f2 = x
     else:
-        l = bv.get('caption')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f2 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('caption', o, 'invalid string'))
-            x = ""
-        elif len(x) > 200:
-            errors.append(FieldError('caption', o, 'length must be <= 200'))
-        f2 = x
+        l = q.get('caption')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('caption')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f2 = ""
+        else:
+            x = v
+            if len(x) > 200:
+                errors.append(FieldError('caption', o, 'length must be <= 200'))
+            f2 = x
     if errors:
         raise BindError(errors)
     return _T2(f0, f1, f2)
@@ -352,9 +409,13 @@ async def _bind2(request):
     q = query_of(request)
     h = request.scope['headers']
     pp = request.path_params
-    body = await read_body(request, False)
-    bv = body.values
-    typed = body.kind == JSON
+    jb = await typed_json(request, _D2) if _I8.isdisjoint(q) else None
+    if jb is not None and ((not is_email(jb.a1)) or (not is_date(jb.a4))):
+        jb = None
+    if jb is None:
+        body = await read_body(request, False)
+        bv = body.values
+        typed = body.kind == JSON
     # org: path 'org'
     v = pp.get('org')
     if v is None:
@@ -391,276 +452,366 @@ async def _bind2(request):
                 errors.append(FieldError('X-Request-Id', 'header', 'must be a valid uuid'))
             f2 = x
     # customer: input 'customer'
-    l = q.get('customer')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('customer')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f3 = jb.a0
     else:
-        l = bv.get('customer')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('customer', 'input', 'required'))
-        f3 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('customer', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('customer', o, 'required'))
-        elif len(x) < 2:
-            errors.append(FieldError('customer', o, 'length must be >= 2'))
-        elif len(x) > 64:
-            errors.append(FieldError('customer', o, 'length must be <= 64'))
-        f3 = x
+        if typed and 'customer' not in q:
+            v = bv.get('customer')
+            if v is None:
+                errors.append(FieldError('customer', 'input', 'required'))
+                f3 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('customer', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('customer', 'payload', 'required'))
+                elif len(x) < 2:
+                    errors.append(FieldError('customer', 'payload', 'length must be >= 2'))
+                elif len(x) > 64:
+                    errors.append(FieldError('customer', 'payload', 'length must be <= 64'))
+                f3 = x
+        else:
+            l = q.get('customer')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('customer')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('customer', 'input', 'required'))
+                f3 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('customer', o, 'required'))
+                elif len(x) < 2:
+                    errors.append(FieldError('customer', o, 'length must be >= 2'))
+                elif len(x) > 64:
+                    errors.append(FieldError('customer', o, 'length must be <= 64'))
+                f3 = x
     # email: input 'email'
-    l = q.get('email')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('email')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f4 = jb.a1
     else:
-        l = bv.get('email')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('email', 'input', 'required'))
-        f4 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('email', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('email', o, 'required'))
-        elif not is_email(x):
-            errors.append(FieldError('email', o, 'must be a valid email'))
-        f4 = x
+        if typed and 'email' not in q:
+            v = bv.get('email')
+            if v is None:
+                errors.append(FieldError('email', 'input', 'required'))
+                f4 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('email', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('email', 'payload', 'required'))
+                elif not is_email(x):
+                    errors.append(FieldError('email', 'payload', 'must be a valid email'))
+                f4 = x
+        else:
+            l = q.get('email')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('email')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('email', 'input', 'required'))
+                f4 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('email', o, 'required'))
+                elif not is_email(x):
+                    errors.append(FieldError('email', o, 'must be a valid email'))
+                f4 = x
     # priority: input 'priority'
-    l = q.get('priority')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('priority')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f5 = jb.a2
     else:
-        l = bv.get('priority')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f5 = 'normal'
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('priority', o, 'invalid string'))
-            x = ""
-        elif x not in _E7:
-            errors.append(FieldError('priority', o, 'must be one of: low, normal, high'))
-        f5 = x
+        if typed and 'priority' not in q:
+            v = bv.get('priority')
+            if v is None:
+                f5 = 'normal'
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('priority', 'payload', 'invalid string'))
+                    x = ""
+                elif x not in _E9:
+                    errors.append(FieldError('priority', 'payload', 'must be one of: low, normal, high'))
+                f5 = x
+        else:
+            l = q.get('priority')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('priority')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f5 = 'normal'
+            else:
+                x = v
+                if x not in _E9:
+                    errors.append(FieldError('priority', o, 'must be one of: low, normal, high'))
+                f5 = x
     # code: input 'code'
-    l = q.get('code')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('code')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f6 = jb.a3
     else:
-        l = bv.get('code')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('code', 'input', 'required'))
-        f6 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('code', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('code', o, 'required'))
-        elif _P1.search(x) is None:
-            errors.append(FieldError('code', o, 'must match pattern'))
-        f6 = x
+        if typed and 'code' not in q:
+            v = bv.get('code')
+            if v is None:
+                errors.append(FieldError('code', 'input', 'required'))
+                f6 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('code', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('code', 'payload', 'required'))
+                elif _P1.search(x) is None:
+                    errors.append(FieldError('code', 'payload', 'must match pattern'))
+                f6 = x
+        else:
+            l = q.get('code')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('code')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('code', 'input', 'required'))
+                f6 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('code', o, 'required'))
+                elif _P1.search(x) is None:
+                    errors.append(FieldError('code', o, 'must match pattern'))
+                f6 = x
     # deliver_on: input 'deliverOn'
-    l = q.get('deliverOn')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('deliverOn')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f7 = jb.a4
     else:
-        l = bv.get('deliverOn')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('deliverOn', 'input', 'required'))
-        f7 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('deliverOn', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('deliverOn', o, 'required'))
-        elif not is_date(x):
-            errors.append(FieldError('deliverOn', o, 'must be a valid date'))
-        f7 = x
+        if typed and 'deliverOn' not in q:
+            v = bv.get('deliverOn')
+            if v is None:
+                errors.append(FieldError('deliverOn', 'input', 'required'))
+                f7 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('deliverOn', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('deliverOn', 'payload', 'required'))
+                elif not is_date(x):
+                    errors.append(FieldError('deliverOn', 'payload', 'must be a valid date'))
+                f7 = x
+        else:
+            l = q.get('deliverOn')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('deliverOn')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('deliverOn', 'input', 'required'))
+                f7 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('deliverOn', o, 'required'))
+                elif not is_date(x):
+                    errors.append(FieldError('deliverOn', o, 'must be a valid date'))
+                f7 = x
     # quantity: input 'quantity'
-    l = q.get('quantity')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('quantity')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f8 = jb.a5
     else:
-        l = bv.get('quantity')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f8 = 0
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('quantity', o, 'invalid int'))
-            x = 0
-        elif x < 1.0:
-            errors.append(FieldError('quantity', o, 'must be >= 1'))
-        elif x > 100.0:
-            errors.append(FieldError('quantity', o, 'must be <= 100'))
-        f8 = x
+        if typed and 'quantity' not in q:
+            v = bv.get('quantity')
+            if v is None:
+                f8 = 0
+            else:
+                x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+                if x is BAD:
+                    errors.append(FieldError('quantity', 'payload', 'invalid int'))
+                    x = 0
+                elif x < 1:
+                    errors.append(FieldError('quantity', 'payload', 'must be >= 1'))
+                elif x > 100:
+                    errors.append(FieldError('quantity', 'payload', 'must be <= 100'))
+                f8 = x
+        else:
+            l = q.get('quantity')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('quantity')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f8 = 0
+            else:
+                x = int_text(v)
+                if x is BAD:
+                    errors.append(FieldError('quantity', o, 'invalid int'))
+                    x = 0
+                elif x < 1:
+                    errors.append(FieldError('quantity', o, 'must be >= 1'))
+                elif x > 100:
+                    errors.append(FieldError('quantity', o, 'must be <= 100'))
+                f8 = x
     # discount: input 'discount'
-    l = q.get('discount')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('discount')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f9 = jb.a6
     else:
-        l = bv.get('discount')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f9 = 0.0
-    else:
-        x = (float_text(v) if t else float_json(v))
-        if x is BAD:
-            errors.append(FieldError('discount', o, 'invalid float'))
-            x = 0.0
-        elif x < 0.0:
-            errors.append(FieldError('discount', o, 'must be >= 0'))
-        elif x > 0.5:
-            errors.append(FieldError('discount', o, 'must be <= 0.5'))
-        f9 = x
+        if typed and 'discount' not in q:
+            v = bv.get('discount')
+            if v is None:
+                f9 = 0.0
+            else:
+                x = float_json(v)
+                if x is BAD:
+                    errors.append(FieldError('discount', 'payload', 'invalid float'))
+                    x = 0.0
+                elif x < 0.0:
+                    errors.append(FieldError('discount', 'payload', 'must be >= 0'))
+                elif x > 0.5:
+                    errors.append(FieldError('discount', 'payload', 'must be <= 0.5'))
+                f9 = x
+        else:
+            l = q.get('discount')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('discount')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f9 = 0.0
+            else:
+                x = float_text(v)
+                if x is BAD:
+                    errors.append(FieldError('discount', o, 'invalid float'))
+                    x = 0.0
+                elif x < 0.0:
+                    errors.append(FieldError('discount', o, 'must be >= 0'))
+                elif x > 0.5:
+                    errors.append(FieldError('discount', o, 'must be <= 0.5'))
+                f9 = x
     # gift: input 'gift'
-    l = q.get('gift')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('gift')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f10 = jb.a7
     else:
-        l = bv.get('gift')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f10 = False
-    else:
-        x = (bool_text(v) if t else (v if type(v) is bool else BAD))
-        if x is BAD:
-            errors.append(FieldError('gift', o, 'invalid bool'))
-            x = False
-        f10 = x
+        if typed and 'gift' not in q:
+            v = bv.get('gift')
+            if v is None:
+                f10 = False
+            else:
+                x = (v if type(v) is bool else BAD)
+                if x is BAD:
+                    errors.append(FieldError('gift', 'payload', 'invalid bool'))
+                    x = False
+                f10 = x
+        else:
+            l = q.get('gift')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('gift')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f10 = False
+            else:
+                x = bool_text(v)
+                if x is BAD:
+                    errors.append(FieldError('gift', o, 'invalid bool'))
+                    x = False
+                f10 = x
     # address: input 'address'
-    if typed:
-        v = bv.get('address')
-        if v is None:
-            f11 = _s0({}, 'address' + '.', 'payload', errors)
-        else:
-            x = _s0(v, 'address' + '.', 'payload', errors) if type(v) is dict else BAD
-            if x is BAD:
-                errors.append(FieldError('address', 'payload', 'invalid object'))
-            f11 = x
+    if jb is not None:
+        f11 = _Y0(jb.a8)
     else:
-        v = None
-        if v is None:
-            f11 = _s0({}, 'address' + '.', 'payload', errors)
+        if typed:
+            v = bv.get('address')
+            if v is None:
+                f11 = _s0({}, 'address' + '.', 'payload', errors)
+            else:
+                x = _s0(v, 'address' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('address', 'payload', 'invalid object'))
+                f11 = x
         else:
-            x = _s0(v, 'address' + '.', 'payload', errors) if type(v) is dict else BAD
-            if x is BAD:
-                errors.append(FieldError('address', 'payload', 'invalid object'))
-            f11 = x
+            v = None
+            if v is None:
+                f11 = _s0({}, 'address' + '.', 'payload', errors)
+            else:
+                x = _s0(v, 'address' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('address', 'payload', 'invalid object'))
+                f11 = x
     # items: input 'items'
-    if typed:
-        v = bv.get('items')
-        if v is None:
-            errors.append(FieldError('items', 'payload', 'required'))
-            f12 = []
-        else:
-            x = _c0(v, 'items', 'payload', errors)
-            if x is not BAD and not x:
-                errors.append(FieldError('items', 'payload', 'required'))
-            f12 = x
+    if jb is not None:
+        f12 = [_Y1(w0) for w0 in jb.a9]
     else:
-        v = None
-        if v is None:
-            errors.append(FieldError('items', 'payload', 'required'))
-            f12 = []
-        else:
-            x = _c0(v, 'items', 'payload', errors)
-            if x is not BAD and not x:
+        if typed:
+            v = bv.get('items')
+            if v is None:
                 errors.append(FieldError('items', 'payload', 'required'))
-            f12 = x
+                f12 = []
+            else:
+                x = _c0(v, 'items', 'payload', errors)
+                if x is not BAD and not x:
+                    errors.append(FieldError('items', 'payload', 'required'))
+                f12 = x
+        else:
+            v = None
+            if v is None:
+                errors.append(FieldError('items', 'payload', 'required'))
+                f12 = []
+            else:
+                x = _c0(v, 'items', 'payload', errors)
+                if x is not BAD and not x:
+                    errors.append(FieldError('items', 'payload', 'required'))
+                f12 = x
     # labels: input 'labels'
-    if typed:
-        v = bv.get('labels')
-        if v is None:
-            f13 = {}
-        else:
-            x = _c1(v, 'labels', 'payload', errors)
-            f13 = x
+    if jb is not None:
+        f13 = jb.a10
     else:
-        v = None
-        if v is None:
-            f13 = {}
+        if typed:
+            v = bv.get('labels')
+            if v is None:
+                f13 = {}
+            else:
+                x = _c1(v, 'labels', 'payload', errors)
+                f13 = x
         else:
-            x = _c1(v, 'labels', 'payload', errors)
-            f13 = x
+            v = None
+            if v is None:
+                f13 = {}
+            else:
+                x = _c1(v, 'labels', 'payload', errors)
+                f13 = x
     if errors:
         raise BindError(errors)
     return _T3(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13)
@@ -692,7 +843,7 @@ async def _bind3(request):
         if x is BAD:
             errors.append(FieldError('page', 'query', 'invalid int'))
             x = 0
-        elif x < 1.0:
+        elif x < 1:
             errors.append(FieldError('page', 'query', 'must be >= 1'))
         f1 = x
     # limit: query 'limit'
@@ -705,9 +856,9 @@ async def _bind3(request):
         if x is BAD:
             errors.append(FieldError('limit', 'query', 'invalid int'))
             x = 0
-        elif x < 1.0:
+        elif x < 1:
             errors.append(FieldError('limit', 'query', 'must be >= 1'))
-        elif x > 100.0:
+        elif x > 100:
             errors.append(FieldError('limit', 'query', 'must be <= 100'))
         f2 = x
     if errors:

@@ -99,11 +99,20 @@ def cmd_doctor(project: Project, rest: list[str]) -> int:
 
 
 def cmd_migrate(project: Project, rest: list[str]) -> int:
+    """Apply pending framework and application migrations; ``fw migrate new MESSAGE`` adds a revision."""
     from fw import configuration
-    from fw.rdb.migrate import upgrade
+    from fw.rdb.migrate import application_chain, new_revision, upgrade
 
+    application = application_chain(project.root)
+    if rest[:1] == ["new"]:
+        if application is None:
+            return _fail('set [tool.fw] migrations = "migrations" (a directory) for application revisions')
+        if len(rest) != 2 or not rest[1].strip():
+            return _fail('usage: fw migrate new "what the revision does"')
+        print(f"wrote {new_revision(application, rest[1])}")
+        return 0
     configuration.parse_config(rest)
-    for line in asyncio.run(upgrade()):
+    for line in asyncio.run(upgrade(application=application)):
         print(line)
     return 0
 

@@ -27,7 +27,7 @@ def run_dev(project: Project, argv: Sequence[str], import_app: Callable[[Project
     from fw.app import App, run
     from fw.devidp import DEFAULT_USERS, DevClient, NotLoopbackError, RunningProvider
     from fw.errors import ConfigError, StartupError
-    from fw.rdb.migrate import upgrade
+    from fw.rdb.migrate import application_chain, upgrade
 
     args = list(argv)
     provider: RunningProvider | None = None
@@ -53,7 +53,7 @@ def run_dev(project: Project, argv: Sequence[str], import_app: Callable[[Project
         try:
             configuration.parse_config(args)
             if configuration.requested_template() is None:
-                for line in asyncio.run(upgrade()):
+                for line in asyncio.run(upgrade(application=application_chain(project.root))):
                     _say(line)
         except (ConfigError, StartupError) as error:
             _say(str(error))

@@ -42,6 +42,7 @@ async def test_a_registered_resolver_maps_the_verified_identity_to_an_account(is
     assert [(i.issuer, i.claim, i.value, i.claims["scope"]) for i in seen] == [
         (issuer.url, "sub", "dave", "read")
     ]
+    assert seen[0].create  # the issuer vouching for a caller is how accounts originate in this mode
 
 
 async def test_a_resolver_refusing_or_suspending_the_identity_gets_the_same_401(issuer: LocalIssuer) -> None:

@@ -2,18 +2,39 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
+from starlette.responses import HTMLResponse, JSONResponse
+from starlette.routing import Route, request_response
 
 from auth_oidc.conftest import Build
+from auth_oidc.support import open_browser, session_settings
+from fw.auth import accounts
+from fw.auth.oidc import OidcError, Provider
 from fw.auth.redirects import safe_return_path
+from fw.auth.sessions import CookieStore, Sessions, SessionSummary, manager
+from fw.errors import StartupError
 from fw.testing import BrowserClient, TestIdentityProvider
 
 
 def signed_in(client: BrowserClient) -> bool:
     return bool(client.get("/me").json()["signed_in"])
+
+
+@pytest.fixture
+def alice(browser: Build, idp: TestIdentityProvider) -> BrowserClient:
+    """A browser signed in as alice."""
+    client, _ = browser()
+    idp.login_user("alice")
+    client.login()
+    return client
 
 
 def callback_url(client: BrowserClient, path: str = "/auth/login") -> str:
@@ -78,11 +99,9 @@ def test_an_unsafe_next_never_reaches_the_location_header(
     ],
 )
 def test_logout_refuses_every_sign_of_another_origin(
-    browser: Build, idp: TestIdentityProvider, headers: dict[str, str], refused: bool
+    alice: BrowserClient, headers: dict[str, str], refused: bool
 ) -> None:
-    client, _ = browser()
-    idp.login_user("alice")
-    client.login()
+    client = alice
     response = client.post("/auth/logout", headers=headers, follow_redirects=False)
     if refused:
         assert response.status_code == 403
@@ -93,12 +112,8 @@ def test_logout_refuses_every_sign_of_another_origin(
         assert not signed_in(client)
 
 
-def test_logout_with_an_unreadable_form_still_ends_the_session(
-    browser: Build, idp: TestIdentityProvider
-) -> None:
-    client, _ = browser()
-    idp.login_user("alice")
-    client.login()
+def test_logout_with_an_unreadable_form_still_ends_the_session(alice: BrowserClient) -> None:
+    client = alice
     response = client.post(
         "/auth/logout",
         content=b"--x\r\nbroken",
@@ -117,19 +132,13 @@ def test_head_on_a_protected_path_goes_through_login_without_a_body(browser: Bui
     assert response.content == b""
 
 
-def test_head_on_a_protected_path_with_a_session_reaches_the_handler(
-    browser: Build, idp: TestIdentityProvider
-) -> None:
-    client, _ = browser()
-    idp.login_user("alice")
-    client.login()
+def test_head_on_a_protected_path_with_a_session_reaches_the_handler(alice: BrowserClient) -> None:
+    client = alice
     assert client.head("/private/report").status_code == 200
 
 
 # Cookies per origin.
 def test_cookies_are_secure_outside_plain_http_loopback(idp: TestIdentityProvider, sqlite_dsn: str) -> None:
-    from auth_oidc.support import open_browser
-
     configured = {"redirect_url": "https://app.example.test/auth/callback"}
     with open_browser(idp, sqlite_dsn, base_url="https://app.example.test", oidc=configured) as (client, _):
         header = client.get("/auth/login", follow_redirects=False).headers["set-cookie"]
@@ -190,8 +199,6 @@ def test_a_provider_that_goes_down_mid_login_is_a_503_not_a_crash(
 def test_a_token_endpoint_answering_garbage_is_a_503(
     browser: Build, idp: TestIdentityProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from starlette.responses import HTMLResponse
-    from starlette.routing import Route, request_response
 
     client, _ = browser()
     idp.login_user("alice")
@@ -215,3 +222,243 @@ def test_the_development_provider_ignores_requests_for_foreign_host_names(
     url = f"{idp.issuer}/.well-known/openid-configuration"
     assert httpx.get(url, headers={"Host": host}).status_code == 421
     assert httpx.get(url).status_code == 200
+
+
+def without_iss(url: str) -> str:
+    query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items() if k != "iss"}
+    return f"/auth/callback?{urlencode(query)}"
+
+
+def test_an_answer_without_iss_is_refused_when_the_provider_promises_it(
+    browser: Build, idp: TestIdentityProvider
+) -> None:
+
+    client, extension = browser()
+    idp.login_user("alice")
+    callback = callback_url(client)
+    assert extension.provider is not None and extension.provider._metadata is not None
+    metadata = extension.provider._metadata
+    promised = {**metadata.raw, "authorization_response_iss_parameter_supported": True}
+    extension.provider._metadata = dataclasses.replace(metadata, raw=promised)
+    response = client.get(without_iss(callback), follow_redirects=False)
+    assert response.status_code == 400 and "another issuer" in response.json()["detail"]
+    assert not signed_in(client)
+
+
+def test_an_answer_without_iss_is_accepted_from_a_provider_that_never_promised_it(
+    browser: Build, idp: TestIdentityProvider
+) -> None:
+    client, _ = browser()
+    idp.login_user("alice")
+    assert client.get(without_iss(callback_url(client)), follow_redirects=False).status_code == 303
+    assert signed_in(client)
+
+
+# Lifetimes seen by the browser.
+def test_a_renewed_session_cookie_never_outlives_the_absolute_expiry(
+    browser: Build, idp: TestIdentityProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+
+    client, extension = browser(session=session_settings("cookie", secret=secrets.token_urlsafe(32)))
+    sessions = extension.sessions
+    sessions.ttl, sessions.idle_timeout = 3600.0, 3000.0  # auth.session.ttl = 1h, idle_timeout = 50m
+    idp.login_user("alice")
+    client.login()
+    later = time.time() + 1800
+    monkeypatch.setattr(manager.time, "time", lambda: later)
+    response = client.get("/me")
+    assert response.json()["signed_in"] is True
+    renewed = next(h for h in response.headers.get_list("set-cookie") if h.startswith("fw_session="))
+    max_age = int(renewed.split("Max-Age=")[1].split(";")[0])
+    assert 1790 <= max_age <= 1800
+
+
+# The account re-read under concurrency.
+def test_concurrent_requests_of_one_account_share_a_single_reread(alice: BrowserClient) -> None:
+
+    client = alice
+    account_id = client.get("/me").json()["account_id"]
+    calls: list[str] = []
+
+    async def slow_lookup(wanted: str) -> accounts.Account:
+        calls.append(wanted)
+        await asyncio.sleep(0.3)
+        return accounts.Account(wanted, "Alice Example", "alice@example.test")
+
+    accounts.set_account_lookup(slow_lookup)
+    accounts.forget_account(account_id)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(lambda _: client.get("/me").json(), range(6)))
+    assert all(answer["signed_in"] for answer in answers)
+    assert calls == [account_id]
+
+
+def test_a_failed_reread_is_retried_by_the_next_request(alice: BrowserClient) -> None:
+    client = alice
+    account_id = client.get("/me").json()["account_id"]
+    answers = iter([RuntimeError("store down"), accounts.Account(account_id, "Alice Example")])
+
+    def flaky_lookup(wanted: str) -> accounts.Account:
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    accounts.set_account_lookup(flaky_lookup)
+    accounts.forget_account(account_id)
+    assert client.get("/me").status_code == 503
+    assert client.get("/me").json()["signed_in"] is True
+
+
+# Sealed cookie sessions: key rotation.
+@pytest.mark.parametrize("separator", [" ", ",", ", "])
+def test_a_rotated_cookie_secret_keeps_old_seals_open_until_it_is_dropped(separator: str) -> None:
+    old, new = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    sealed_before = CookieStore(old).seal({"account_id": "a"}, time.time() + 60)
+    rotating = CookieStore(f"{new}{separator}{old}")
+    assert rotating.unseal(sealed_before) == {"account_id": "a"}
+    sealed_after = rotating.seal({"account_id": "b"}, time.time() + 60)
+    assert CookieStore(new).unseal(sealed_after) == {"account_id": "b"}
+    assert CookieStore(old).unseal(sealed_after) is None
+    assert CookieStore(new).unseal(sealed_before) is None
+
+
+@pytest.mark.parametrize("weak", ["short", "not+base64/at=all+padded==", "A" * 20])
+def test_every_listed_cookie_secret_must_be_strong(weak: str) -> None:
+    good = secrets.token_urlsafe(32)
+    with pytest.raises(StartupError) as caught:
+        CookieStore(f"{good} {weak}")
+    assert caught.value.key == "session.keyring.secret"
+    assert good not in str(caught.value) and weak not in str(caught.value)
+
+
+# Lifetimes at their boundaries (a sealed-cookie store: no I/O, one clock).
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    ticking = Clock()
+    monkeypatch.setattr(time, "time", ticking)
+    return ticking
+
+
+def summary() -> SessionSummary:
+    return SessionSummary("acc", "Alice", "a@example.test", "https://id.example", "alice", None)
+
+
+async def test_a_session_lives_until_just_before_its_ttl_and_not_at_it(clock: Clock) -> None:
+    sessions = Sessions(CookieStore(secrets.token_urlsafe(32)), ttl=60, idle_timeout=0)
+    value = await sessions.start(summary())
+    clock.now += 59.999
+    assert await sessions.resume(value) is not None
+    clock.now += 0.001
+    assert await sessions.resume(value) is None
+
+
+async def test_an_idle_session_ends_exactly_at_the_idle_timeout(clock: Clock) -> None:
+    sessions = Sessions(CookieStore(secrets.token_urlsafe(32)), ttl=3600, idle_timeout=100)
+    value = await sessions.start(summary())
+    clock.now += 99.999
+    assert await sessions.resume(value) is not None  # too soon to be written back (< 10 s)
+    clock.now += 0.001
+    assert await sessions.resume(value) is None
+
+
+async def test_activity_never_extends_a_session_past_its_ttl(clock: Clock) -> None:
+    sessions = Sessions(CookieStore(secrets.token_urlsafe(32)), ttl=300, idle_timeout=100)
+    value = await sessions.start(summary())
+    for _ in range(5):
+        clock.now += 59
+        active = await sessions.resume(value)
+        assert active is not None
+        value = active.value
+        assert active.expires_at == 1_800_000_000.0 + 300
+    clock.now += 6  # 301 s after login, 6 s after the last activity
+    assert await sessions.resume(value) is None
+
+
+def test_behind_a_tls_proxy_logout_uses_the_public_origin_of_redirect_url(
+    idp: TestIdentityProvider, sqlite_dsn: str
+) -> None:
+    public = "https://app.example.test"
+    oidc = {"redirect_url": f"{public}/auth/callback", "logout_scope": "global"}
+    with open_browser(idp, sqlite_dsn, base_url="http://app.example.test", oidc=oidc) as (client, _):
+        response = client.post("/auth/logout", headers={"Origin": public}, follow_redirects=False)
+        assert response.status_code == 303
+        query = parse_qs(urlsplit(response.headers["location"]).query)
+        assert query["post_logout_redirect_uri"] == [f"{public}/"]
+        refused = client.post("/auth/logout", headers={"Origin": "https://other.example.test"})
+        assert refused.status_code == 403
+
+
+# Discovery answers a relying party must not trust.
+@pytest.mark.parametrize(
+    ("status", "document", "reason"),
+    [
+        (
+            200,
+            {
+                "issuer": "https://evil.example",
+                "authorization_endpoint": "x",
+                "token_endpoint": "x",
+                "jwks_uri": "x",
+            },
+            "another issuer",
+        ),
+        (200, {"issuer": "https://id.example.test", "authorization_endpoint": "x"}, "incomplete"),
+        (200, ["not", "an", "object"], "unexpected"),
+        (502, None, "unexpected"),
+    ],
+    ids=["mix-up", "incomplete", "not-an-object", "bad-gateway"],
+)
+async def test_a_discovery_document_that_cannot_be_trusted_is_refused(
+    status: int, document: object, reason: str
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if document is None:
+            return httpx.Response(status, text="<h1>Bad Gateway</h1>")
+        return httpx.Response(status, json=document)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as http:
+        provider = Provider("https://id.example.test", http=http)
+        with pytest.raises(OidcError, match=reason):
+            await provider.metadata()
+
+
+def replace_endpoint(
+    monkeypatch: pytest.MonkeyPatch, idp: TestIdentityProvider, path: str, body: object
+) -> None:
+    """Make one development-provider endpoint answer ``body`` as JSON."""
+
+    async def answer(request: object) -> JSONResponse:
+        return JSONResponse(body)
+
+    route = next(r for r in idp.running.provider.app.routes if isinstance(r, Route) and r.path == path)
+    monkeypatch.setattr(route, "app", request_response(answer))
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/jwks", {"keys": [{"kty": "RSA", "kid": "broken", "n": "x"}]}),
+        ("/token", {"access_token": "a", "token_type": "Bearer"}),
+    ],
+    ids=["malformed-key-set", "no-id-token"],
+)
+def test_an_unusable_provider_answer_is_a_502_and_no_session(
+    browser: Build, idp: TestIdentityProvider, monkeypatch: pytest.MonkeyPatch, path: str, body: object
+) -> None:
+    client, _ = browser()
+    idp.login_user("alice")
+    callback = callback_url(client)
+    replace_endpoint(monkeypatch, idp, path, body)
+    response = client.get(callback, follow_redirects=False)
+    assert response.status_code == 502
+    assert response.json()["code"] == "provider_error"
+    assert not signed_in(client)

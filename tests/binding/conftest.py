@@ -18,14 +18,21 @@ def fixture_project(*folders: Path, cbor: bool = False) -> Project:
     return Project(HERE.parent, None, tuple(folders), (), cbor, False)
 
 
+def write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text() == text:
+        return
+    path.write_text(text)
+    # A rewrite of the same size within the same second would otherwise reuse the old bytecode.
+    for stale in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+        stale.unlink()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def generated_binders() -> None:
     for output in generate_binders(fixture_project(HERE / "bindapp")):
-        if not output.path.exists() or output.path.read_text() != output.text:
-            output.path.write_text(output.text)
+        write_if_changed(output.path, output.text)
     for output in generate_binders(fixture_project(HERE / "cborapp", cbor=True)):
-        if not output.path.exists() or output.path.read_text() != output.text:
-            output.path.write_text(output.text)
+        write_if_changed(output.path, output.text)
 
 
 @pytest.fixture

@@ -633,3 +633,55 @@ def test_modules_without_postponed_annotations_load_too(
     module = importlib.import_module(f"{name}.settings")
     fw.parse_config(["--eager-names", "a"])
     assert fw.config(module.Eager).names == ["a"]
+
+
+def test_a_table_array_of_a_dataclass_from_another_package_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    other, _ = write_package(tmp_path, {"types.py": PREAMBLE + "\n@dataclass\nclass Foreign:\n    x: str\n"})
+    fails(
+        tmp_path,
+        monkeypatch,
+        f"""
+        from {other}.types import Foreign
+
+
+        @dataclass
+        class C:
+            items: list[Foreign]
+
+
+        fw.register_config(C, "c")
+        """,
+        "items:",
+        "same package",
+    )
+
+
+def test_one_key_reached_from_two_prefixes_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fails(
+        tmp_path,
+        monkeypatch,
+        """
+        @dataclass
+        class Inner:
+            level: int
+
+
+        @dataclass
+        class Outer:
+            b: Inner
+
+
+        @dataclass
+        class Flat:
+            level: int  # the clash
+
+
+        fw.register_config(Outer, "a")
+        fw.register_config(Flat, "a.b")
+        """,
+        "# the clash",
+        "key a.b.level is declared twice",
+    )

@@ -334,3 +334,126 @@ def test_file_references_can_use_dotenv_variables(app: Any, tmp_path: Path) -> N
     (work(tmp_path) / "config.dev.toml").write_text('[app]\nname = "${DOTENV_SECRET}"\n')
     fw.parse_config([])
     assert fw.config(app.AppConfig).name == "s3cret"
+
+
+# Shapes, unknown keys and odd input.
+def test_unknown_keys_and_tables_are_ignored(app: Any, tmp_path: Path) -> None:
+    (work(tmp_path) / "config.dev.toml").write_text(
+        '[app]\nname = "known"\nunknown = 1\nmore.nested = "x"\n[elsewhere]\nx = 1.5\n'
+        "[[app.servers]]\nweight = 1\nextra = true\n"
+    )
+    fw.parse_config([])
+    cfg = fw.config(app.AppConfig)
+    assert (cfg.name, [s.weight for s in cfg.servers]) == ("known", [1])
+
+
+@pytest.mark.parametrize(
+    ("toml", "key", "message"),
+    [
+        ("app = 5\n", "app", "expected the [app] table, found a value"),
+        ("[[app]]\nname = 'x'\n", "app", "expected the [app] table, found [[app]] elements"),
+        ("[app.name]\nx = 1\n", "app.name.x", "app.name is a value, not a table"),
+        ("[app]\nname.first = 'x'\n", "app.name.first", "app.name is a value, not a table"),
+        ("[app]\nservers = 'x'\n", "app.servers", "expected [[app.servers]] tables"),
+    ],
+)
+def test_a_known_name_written_in_the_wrong_shape_is_refused(
+    app: Any, tmp_path: Path, toml: str, key: str, message: str
+) -> None:
+    path = work(tmp_path) / "config.dev.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as caught:
+        fw.parse_config([])
+    assert message in caught.value.reason
+    assert caught.value.key == key
+    assert caught.value.source.startswith(f"file:{path}:")
+
+
+def test_table_array_elements_never_come_from_env_or_options(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("APP_SERVERS_HOST", "env-host")
+    monkeypatch.setenv("APP_SERVERS", "a,b")
+    fw.parse_config([])
+    assert fw.config(app.AppConfig).servers == []
+    for option in ("--app-servers", "--app-servers-host"):
+        with pytest.raises(ConfigError, match="unknown option"):
+            fw.parse_config([option, "x"])
+
+
+def test_an_empty_option_value_takes_the_falsy_value(app: Any) -> None:
+    fw.parse_config(["--app-nick="])
+    assert fw.config(app.AppConfig).nick == "none"
+    assert registry.source_of("app.nick") == "option:--app-nick"
+
+
+def test_an_empty_file_string_takes_the_falsy_value(app: Any, tmp_path: Path) -> None:
+    (work(tmp_path) / "config.dev.toml").write_text('[app]\nnick = ""\n')
+    fw.parse_config([])
+    assert fw.config(app.AppConfig).nick == "none"
+
+
+@pytest.mark.parametrize("text", ["", " 80", "80 ", "1_000", "0x50", "٣", "+", "1e3"])
+def test_an_int_is_plain_decimal_digits_and_nothing_is_coerced(
+    app: Any, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    monkeypatch.setenv("PORT", text)
+    with pytest.raises(ConfigError, match="invalid int") as caught:
+        fw.parse_config([])
+    assert (caught.value.key, caught.value.source) == ("app.listen_port", "env:PORT")
+
+
+def test_integers_beyond_64_bits_are_refused_in_every_source(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    huge = str(2**63)
+    with pytest.raises(ConfigError, match="64-bit") as caught:
+        fw.parse_config(["--port", huge])
+    assert caught.value.source == "option:--port"
+    fw.parse_config(["--port", str(2**63 - 1)])
+    assert fw.config(app.AppConfig).port == 2**63 - 1
+    (work(tmp_path) / "config.dev.toml").write_text(f"[app]\nlisten_port = {huge}\n")
+    with pytest.raises(ConfigError, match="64-bit") as caught:
+        fw.parse_config([])
+    assert caught.value.key == "app.listen_port"
+
+
+def test_a_very_long_bad_value_is_echoed_cut_short(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("APP_TIMEOUT", "9" * 5000 + "x")
+    with pytest.raises(ConfigError, match=r"\(5001 characters\)") as caught:
+        fw.parse_config([])
+    assert len(str(caught.value)) < 300
+
+
+@pytest.mark.parametrize("name", ["config.dev.toml", ".env"])
+def test_a_file_that_is_not_utf8_is_refused_naming_it(app: Any, tmp_path: Path, name: str) -> None:
+    (work(tmp_path) / name).write_bytes(b"\xff\xfe[app]\n")
+    with pytest.raises(ConfigError, match="not UTF-8 text") as caught:
+        fw.parse_config([])
+    assert name in caught.value.source
+
+
+def test_a_syntax_error_names_the_key_written_on_that_line(app: Any, tmp_path: Path) -> None:
+    path = work(tmp_path) / "config.dev.toml"
+    path.write_text('[app]\nname = "a"\nname = "b"\n')
+    with pytest.raises(ConfigError, match="invalid TOML") as caught:
+        fw.parse_config([])
+    assert (caught.value.key, caught.value.source) == ("app.name", f"file:{path}:3")
+
+
+def test_an_app_env_too_long_for_a_file_name_simply_finds_no_file(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("APP_ENV", "a" * 300)
+    fw.parse_config([])
+    assert registry.state().file is None
+
+
+@pytest.mark.parametrize("token", ["dev", "stg", "prod", "eu-west_2", "0"])
+def test_any_token_of_lower_case_letters_digits_dash_and_underscore_is_an_environment(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    (work(tmp_path) / f"config.{token}.toml").write_text(f'[app]\nname = "{token}"\n')
+    monkeypatch.setenv("APP_ENV", token)
+    fw.parse_config([])
+    assert fw.config(app.AppConfig).name == token

@@ -173,9 +173,12 @@ def test_the_committed_example_loader_matches_the_generator() -> None:
     assert output.path.read_text() == output.text, "examples/hello/_fw_config.py is stale: run `fw generate`"
 
 
-def _run_example(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run_example(
+    *args: str, cwd: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HELLO_", "APP_ENV", "SERVER_"))}
     env["PYTHONPATH"] = str(ROOT)
+    env.update(extra_env or {})
     return subprocess.run(
         [sys.executable, "-m", "examples.hello.app", *args],
         cwd=cwd,
@@ -206,3 +209,85 @@ def test_generate_config_prints_the_template_and_exits_0(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert "[hello]\n" in result.stdout and 'greeting = "Hello"' in result.stdout
     assert "provider_logout" not in result.stdout
+
+
+def test_names_follow_the_spec_example(declare: Declare, monkeypatch: pytest.MonkeyPatch) -> None:
+    module = declare(
+        PREAMBLE
+        + """
+@dataclass
+class Mailer:
+    from_address: str
+
+
+@dataclass
+class App:
+    mailer: Mailer
+
+
+fw.register_config(App, "app")
+"""
+    )
+    fw.parse_config(["--app-mailer-from_address", "cli@example.com"])
+    assert fw.config(module.App).mailer.from_address == "cli@example.com"
+    monkeypatch.setenv("APP_MAILER_FROM_ADDRESS", "env@example.com")
+    fw.parse_config([])
+    assert fw.config(module.App).mailer.from_address == "env@example.com"
+    assert fw.configuration.load(
+        module.App, "app", toml='[app.mailer]\nfrom_address = "file@example.com"\n'
+    ).mailer == module.Mailer("file@example.com")
+
+
+@pytest.mark.parametrize(
+    ("setup", "needle"),
+    [
+        ({"HELLO_CACHE_FOR": "90"}, "hello.cache_for: invalid duration '90'"),
+        ({"APP_ENV": "Prod"}, "APP_ENV: invalid environment 'Prod'"),
+        ({"SERVER_PORT": "9" * 30}, "server.port: invalid int"),
+        ({".env": b"\xff"}, "is not UTF-8 text"),
+        ({".env": b"NOT AN ASSIGNMENT\n"}, "invalid dotenv line"),
+        ({"config.dev.toml": b"[hello]\nmailer = 1\n"}, "expected the [hello.mailer] table"),
+        ({"config.dev.toml": b'[hello]\n"greeting" = 1\n'}, "quoted keys are not supported"),
+    ],
+)
+def test_bad_environment_and_files_exit_1_with_one_line(
+    tmp_path: Path, setup: dict[str, Any], needle: str
+) -> None:
+    env = {name: value for name, value in setup.items() if isinstance(value, str)}
+    for name, content in setup.items():
+        if isinstance(content, bytes):
+            (tmp_path / name).write_bytes(content)
+    result = _run_example(cwd=tmp_path, extra_env=env)
+    assert result.returncode == 1
+    assert result.stderr.startswith("fw: ") and result.stderr.count("\n") == 1, result.stderr
+    assert needle in result.stderr
+    assert result.stdout == ""
+
+
+def test_generate_config_env_prints_the_env_template_and_exits_0(tmp_path: Path) -> None:
+    result = _run_example("--generate-config=env", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "\nHELLO_GREETING=Hello\n" in result.stdout and "SERVER_PORT=8000" in result.stdout
+    assert "Uvicorn" not in result.stderr
+
+
+def test_fw_generate_reports_configuration_errors_with_file_and_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fw.cli import main
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    name, folder = write_package(
+        tmp_path,
+        {
+            "settings.py": PREAMBLE
+            + "\n@dataclass\nclass C:\n    ratio: float\n\n\nfw.register_config(C, 'c')\n"
+        },
+    )
+    (tmp_path / "pyproject.toml").write_text(f'[tool.fw.generate]\nconfig = ["{name}"]\n')
+    assert main(["--project", str(tmp_path), "generate"]) == 1
+    err = capsys.readouterr().err
+    lines = (folder / "settings.py").read_text().splitlines()
+    line = lines.index("    ratio: float") + 1
+    assert f"{folder / 'settings.py'}:{line}: unsupported basic type float" in err
+    assert not (folder / "_fw_config.py").exists()

@@ -40,7 +40,14 @@ class Words:
 
 
 @dataclass
+class Extra:
+    note: Annotated[str, fw.default("x")]
+    deeper: Vault
+
+
+@dataclass
 class Gate:
+    extra: Annotated[Extra, fw.dependon(".enabled")]
     enabled: bool
     name: str
     level: Annotated[int, fw.falsy("0")]
@@ -193,3 +200,17 @@ def test_a_terminal_gets_a_tree(mod: Any) -> None:
     write_tree(registry.summary_items(), "dev", None, out)
     text = out.getvalue()
     assert "words" in text and "plain = v" in text and "option:--words-plain" in text
+
+
+def test_an_empty_value_reads_as_empty_quotes_in_the_tree(mod: Any) -> None:
+    fw.parse_config([])
+    out = io.StringIO()
+    write_tree(registry.summary_items(), "dev", None, out)
+    assert 'plain = ""  default' in out.getvalue()
+
+
+def test_dependon_on_a_nested_struct_covers_its_whole_subtree(mod: Any) -> None:
+    subtree = {"gate.extra.note", "gate.extra.deeper.label", "gate.extra.deeper.token"}
+    assert subtree.isdisjoint(summary(["--gate-extra-deeper-label=l"]))
+    assert subtree <= set(summary(["--gate-enabled"]))
+    assert fw.config(mod.Gate).extra.note == "x"

@@ -42,6 +42,7 @@ class Alpha:
     """First by prefix."""
 
     on: bool
+    idle: timedelta
 
 
 fw.register_config(Zeta, "zeta")
@@ -101,3 +102,8 @@ def test_the_template_run_does_not_read_files_or_environment(
 ) -> None:
     monkeypatch.setenv("APP_ENV", "NOT VALID")
     assert "[zeta]" in template("toml")
+
+
+def test_a_duration_without_default_is_written_as_a_quoted_zero(mod: Any) -> None:
+    assert 'idle = "0s"' in template("toml")
+    assert "\nALPHA_IDLE=0s\n" in template("env")

@@ -108,7 +108,7 @@ def test_the_previous_configuration_comes_back_after_an_error_in_the_block(shop:
         ({"toml": "[shop]\nport = 1.5\n"}, "shop.port", "file:<toml>:2"),
         ({"toml": "[shop]\nport = {x = 1}\n"}, "shop.port", "file:<toml>:2"),
         ({"env": {"PORT": "eighty"}}, "shop.port", "env:PORT"),
-        ({"argv": ["--port"]}, "", "option:--port"),
+        ({"argv": ["--port"]}, "shop.port", "option:--port"),
         ({"env": {"APP_ENV": "Prod"}}, "APP_ENV", "env:APP_ENV"),
     ],
 )

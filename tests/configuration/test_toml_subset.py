@@ -109,3 +109,21 @@ def test_a_quoted_key_is_refused_wherever_it_appears(table: str, quote: str, key
 def test_an_array_inside_an_array_is_always_refused(key: str, items: list[int]) -> None:
     with pytest.raises(ConfigError, match="nested arrays"):
         parse(f"[t]\n{key} = [{items!r}]\n")
+
+
+@given(_bare, _bare, _scalar, st.sampled_from(["{{ x = {v} }}", "[{{ x = {v} }}]", "[\n  {{ x = {v} }},\n]"]))
+def test_an_inline_table_is_always_refused_on_its_line(table: str, key: str, value: str, shape: str) -> None:
+    text = f"[{table}]\n{key} = {shape.format(v=value)}\n"
+    with pytest.raises(ConfigError, match="inline tables") as caught:
+        parse(text)
+    line = next(index for index, row in enumerate(text.splitlines(), start=1) if "{" in row)
+    assert caught.value.source == f"file:config.toml:{line}"
+    assert caught.value.key == f"{table}.{key}"
+
+
+@given(st.one_of(st.text(max_size=40), st.text(alphabet="[]{}\"'=#.,\n\\ ab1$-_\t", max_size=60)))
+def test_any_text_either_parses_or_fails_with_one_config_error(text: str) -> None:
+    try:
+        parse_file(text, "fuzz.toml", {})
+    except ConfigError as error:
+        assert error.source.startswith("file:fuzz.toml")

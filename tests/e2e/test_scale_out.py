@@ -71,6 +71,15 @@ def wait_until_anonymous(client: httpx.Client, url: str) -> None:
 
 def exercise(a: str, b: str, idp: TestIdentityProvider) -> None:
     idp.login_user("alice")
+    with httpx.Client() as browser:
+        # A sign-in begun on one process finishes on the other (the login state key is shared).
+        b_pid = browser.get(f"{b}/me").json()["pid"]
+        to_provider = browser.get(f"{a}/auth/login?next=/me").headers["location"]
+        back_to_a = browser.get(to_provider).headers["location"]
+        assert back_to_a.startswith(f"{a}/auth/callback?")
+        landed = browser.get(back_to_a.replace(a, b, 1), follow_redirects=True)
+        assert landed.json()["account_id"] and landed.json()["pid"] == b_pid
+
     with httpx.Client(follow_redirects=True) as browser:
         landed = browser.get(f"{a}/auth/login?next=/me")
         assert landed.json()["account_id"]

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fw.configuration.quoting import quoted
 from fw.configuration.schema import Command, Field, Value
 from fw.configuration.values import BadValue, parse_bool, parse_scalar
 from fw.errors import ConfigError
@@ -50,9 +51,9 @@ def parse_argv(
                 if commands:
                     names = ", ".join(sorted(commands))
                     raise ConfigError(
-                        "", f"argument {token!r}", f"unknown sub-command (expected one of: {names})"
+                        "", f"argument {quoted(token)}", f"unknown sub-command (expected one of: {names})"
                     )
-                raise ConfigError("", f"argument {token!r}", "unexpected argument")
+                raise ConfigError("", f"argument {quoted(token)}", "unexpected argument")
             positionals.append(token)
             continue
         if token == "--":
@@ -64,7 +65,7 @@ def parse_argv(
             if name == CONFIG_PATH:
                 parsed.config_path = (text, f"option:{name}")
             elif text not in ("toml", "env"):
-                raise ConfigError("", f"option:{name}", f"must be toml or env, got {text!r}")
+                raise ConfigError("", f"option:{name}", f"must be toml or env, got {quoted(text)}")
             else:
                 parsed.template = text
             continue
@@ -77,7 +78,7 @@ def parse_argv(
             if spec.kind == "bool":
                 value: Value = parse_bool(inline) if equals else True
             else:
-                index, text = _take_value(argv, index, name, equals, inline)
+                index, text = _take_value(argv, index, name, equals, inline, spec.key)
                 empty = text == "" and spec.falsy is not None
                 value = spec.falsy if empty and spec.falsy is not None else parse_scalar(spec.kind, text)
         except BadValue as error:
@@ -92,11 +93,13 @@ def parse_argv(
     return parsed
 
 
-def _take_value(argv: Sequence[str], index: int, name: str, equals: str, inline: str) -> tuple[int, str]:
+def _take_value(
+    argv: Sequence[str], index: int, name: str, equals: str, inline: str, key: str = ""
+) -> tuple[int, str]:
     if equals:
         return index, inline
     if index >= len(argv):
-        raise ConfigError("", f"option:{name}", f"missing value for {name}")
+        raise ConfigError(key, f"option:{name}", f"missing value for {name}")
     return index + 1, argv[index]
 
 
@@ -121,4 +124,6 @@ def _assign_positionals(parsed: ParsedArgs, tokens: list[str]) -> None:
         except BadValue as error:
             raise ConfigError(positional.key, source, str(error)) from None
     if remaining:
-        raise ConfigError("", f"argument {remaining[0]!r}", f"unexpected argument for {parsed.command.name}")
+        raise ConfigError(
+            "", f"argument {quoted(remaining[0])}", f"unexpected argument for {parsed.command.name}"
+        )

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from fw.configuration.quoting import quoted
+
 _UNIT_NS = {
     "ns": 1,
     "us": 1_000,
@@ -19,8 +21,9 @@ _UNIT_NS = {
     "m": 60_000_000_000,
     "h": 3_600_000_000_000,
 }
-_PART = re.compile(r"(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)")
-_MAX_US = timedelta.max // timedelta(microseconds=1)
+_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?(ns|us|µs|μs|ms|s|m|h)")
+#: Go's range: a signed 64-bit count of nanoseconds (about 292 years either way).
+_MAX_NS = 2**63 - 1
 
 
 class DurationError(ValueError):
@@ -34,28 +37,29 @@ def parse_duration(text: str) -> timedelta:
     if body[:1] in "+-" and body:
         body = body[1:]
     if not body:
-        raise DurationError(f"invalid duration {text!r}: empty (write for example 30s or 1h30m)")
+        raise DurationError(f"invalid duration {quoted(text)}: empty (write for example 30s or 1h30m)")
     if re.fullmatch(r"[0-9.]+", body):
-        raise DurationError(f"invalid duration {text!r}: a unit is required (for example {body}s)")
+        example = f"for example {body}s" if len(body) <= 20 else "ns, us, ms, s, m or h"
+        raise DurationError(f"invalid duration {quoted(text)}: a unit is required ({example})")
     total_ns = 0
     pos = 0
     while pos < len(body):
         match = _PART.match(body, pos)
         if match is None or match.end() == pos:
             raise DurationError(
-                f"invalid duration {text!r}: expected a number and a unit (ns, us, ms, s, m, h)"
+                f"invalid duration {quoted(text)}: expected a number and a unit (ns, us, ms, s, m, h)"
             )
         whole, fraction, unit = match.group(1), match.group(2), match.group(3)
         if not whole and not fraction:
-            raise DurationError(f"invalid duration {text!r}: a number must come before {unit}")
+            raise DurationError(f"invalid duration {quoted(text)}: a number must come before {unit}")
         scale = _UNIT_NS[unit]
         total_ns += int(whole or "0") * scale
         if fraction:
             total_ns += int(fraction) * scale // 10 ** len(fraction)
         pos = match.end()
+    if total_ns > _MAX_NS + (1 if negative else 0):
+        raise DurationError(f"invalid duration {quoted(text)}: out of range (at most 2562047h47m16s)")
     micros = total_ns // 1000
-    if micros > _MAX_US:
-        raise DurationError(f"invalid duration {text!r}: out of range")
     return timedelta(microseconds=-micros if negative else micros)
 
 

@@ -31,6 +31,7 @@ from fw.configuration.sources import (
     find_file,
     read_config_path,
     read_env,
+    read_text,
 )
 from fw.configuration.templates import env_template, toml_template
 from fw.configuration.tomlfile import FileLayer, parse_file
@@ -145,12 +146,15 @@ def module_name(cls: type) -> str:
     return name
 
 
+def loader_modules(cls: type) -> list[str]:
+    """Where the loader of ``cls`` may live: ``_fw_config`` of its package, then of each parent."""
+    parts = module_name(cls).split(".")[:-1]
+    return [".".join(parts[:end]) + "._fw_config" for end in range(len(parts), 0, -1)] or ["_fw_config"]
+
+
 def _lookup(cls: type, table: str) -> tuple[Loader | Command | None, str | None]:
-    module = module_name(cls)
-    name = f"{module}:{cls.__qualname__}"
-    parts = module.split(".")[:-1]
-    candidates = [".".join(parts[:end]) + "._fw_config" for end in range(len(parts), 0, -1)] or ["_fw_config"]
-    for candidate in candidates:
+    name = f"{module_name(cls)}:{cls.__qualname__}"
+    for candidate in loader_modules(cls):
         try:
             generated = importlib.import_module(candidate)
         except ModuleNotFoundError as error:
@@ -296,11 +300,7 @@ def _read_file(
     found = find_file(candidate_files(options, env_name, environ))
     if found is None:
         return None
-    try:
-        text = found.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError("", f"file:{found}", f"cannot be read: {error}") from None
-    return parse_file(text, str(found), environ)
+    return parse_file(read_text(found, f"file:{found}", "config file"), str(found), environ)
 
 
 def _given_file(cli: ParsedArgs, toml: str, environ: Mapping[str, str]) -> FileLayer | None:

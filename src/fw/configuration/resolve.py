@@ -14,7 +14,7 @@ from typing import Any
 from fw.configuration.duration import DurationError, parse_duration
 from fw.configuration.schema import Field, Loader, Value
 from fw.configuration.tomlfile import Entry, FileLayer
-from fw.configuration.values import BadValue, parse_text
+from fw.configuration.values import INT_MAX, INT_MIN, BadValue, parse_text
 from fw.errors import ConfigError
 
 
@@ -34,6 +34,8 @@ def resolve(
     cli: Mapping[str, tuple[Value, str]],
 ) -> Resolved:
     out = Resolved()
+    if file is not None:
+        _check_shapes(loaders, file)
     for loader in loaders:
         for spec in loader.fields:
             value: Any = spec.initial()
@@ -80,6 +82,30 @@ def resolve(
     return out
 
 
+def _check_shapes(loaders: Sequence[Loader], file: FileLayer) -> None:
+    """A value where a declared table is, or a table under a declared value, is refused.
+
+    Unknown keys are ignored, but these are known names written in the wrong shape: ignoring
+    them would silently drop what the file says.
+    """
+    tables = {table for loader in loaders for table, _ in loader.tables}
+    leaves = {spec.key for loader in loaders for spec in loader.fields}
+
+    def check(key: str, line: int, found: str) -> None:
+        if key in tables:
+            raise ConfigError(key, file.source(line), f"expected the [{key}] table, found {found}")
+        parts = key.split(".")
+        for end in range(1, len(parts)):
+            parent = ".".join(parts[:end])
+            if parent in leaves:
+                raise ConfigError(key, file.source(line), f"{parent} is a value, not a table")
+
+    entries = [(entry.line, key, "a value") for key, entry in file.values.items()]
+    entries += [(file.array_lines.get(key, 0), key, f"[[{key}]] elements") for key in file.arrays]
+    for line, key, found in sorted(entries):
+        check(key, line, found)
+
+
 def from_text(spec: Field, text: str, source: str) -> Value:
     """An environment or option text; empty text takes the falsy value when one is declared."""
     if text == "" and spec.falsy is not None:
@@ -115,6 +141,8 @@ def from_file(spec: Field, entry: Entry, source: str, key: str | None = None) ->
     if spec.kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise refuse(f"expected an integer, got {_toml_type(value)}")
+        if not INT_MIN <= value <= INT_MAX:
+            raise refuse("the integer is out of the 64-bit range")
         return value
     if spec.kind == "duration":
         if isinstance(value, int) and not isinstance(value, bool):

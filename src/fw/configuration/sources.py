@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from fw.configuration.quoting import quoted
 from fw.errors import ConfigError
 
 _APP_ENV = re.compile(r"[a-z0-9_-]+")
@@ -59,7 +60,7 @@ def app_env(environ: Mapping[str, str]) -> str:
         raise ConfigError(
             "APP_ENV",
             "env:APP_ENV",
-            f"invalid environment {value!r}: use lower-case letters, digits, - and _",
+            f"invalid environment {quoted(value)}: use lower-case letters, digits, - and _",
         )
     return value
 
@@ -87,9 +88,17 @@ def candidate_files(options: LoadOptions, env_name: str, environ: Mapping[str, s
 def find_file(candidates: list[Path]) -> Path | None:
     """First readable candidate wins; nothing is merged."""
     for candidate in candidates:
-        if candidate.is_file() and os.access(candidate, os.R_OK):
+        if _is_file(candidate) and os.access(candidate, os.R_OK):
             return candidate
     return None
+
+
+def _is_file(path: Path) -> bool:
+    """``Path.is_file`` that treats an impossible name (too long, say) as absent, not a crash."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def read_config_path(value: str, source: str) -> tuple[Path, str]:
@@ -97,12 +106,24 @@ def read_config_path(value: str, source: str) -> tuple[Path, str]:
     target = Path(value)
     if target.is_dir():
         raise ConfigError("", source, f"config path {value} is a directory, not a file")
+    if not _is_file(target):
+        raise ConfigError("", source, f"config file {value} does not exist")
+    return target, read_text(target, source, "config file")
+
+
+def read_text(path: Path, source: str, what: str) -> str:
+    """A configuration file's text; unreadable or non-UTF-8 content is a ConfigError."""
     try:
-        return target, target.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("", source, f"config file {value} does not exist") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError("", source, f"config file {value} cannot be read: {error}") from None
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            "",
+            source,
+            f"{what} {path} is not UTF-8 text (byte {error.object[error.start]:#04x} "
+            f"at offset {error.start})",
+        ) from None
+    except OSError as error:
+        raise ConfigError("", source, f"{what} {path} cannot be read: {error.strerror or error}") from None
 
 
 @dataclass
@@ -120,9 +141,10 @@ def read_env(options: LoadOptions, env_name: str, environ: Mapping[str, str]) ->
     for template in options.dotenv_files:
         name = template.replace("{env}", env_name)
         file = cwd / name
-        if not file.is_file():
+        if not _is_file(file):
             continue
-        for var, value, line in parse_dotenv(file.read_text(encoding="utf-8"), name):
+        text = read_text(file, name, "dotenv file")
+        for var, value, line in parse_dotenv(text, name):
             layer.values[var] = value
             layer.sources[var] = f"env:{var} ({name}:{line})"
     for var, value in environ.items():

@@ -134,7 +134,8 @@ def write_tree(summary: Sequence[Item], app_env: str, config_file: str | None, o
             if path not in branches:
                 branches[path] = parent.add(f"[bold]{escape(part)}[/bold]")
             parent = branches[path]
-        parent.add(f"{escape(name)} = {escape(item.value)}  [dim]{escape(item.source)}[/dim]")
+        value = item.value if item.value != "" else '""'  # an empty value still reads as one
+        parent.add(f"{escape(name)} = {escape(value)}  [dim]{escape(item.source)}[/dim]")
     Console(file=out, soft_wrap=True).print(root)
 
 

@@ -86,9 +86,10 @@ def parse_file(text: str, path: str, environ: Mapping[str, str]) -> FileLayer:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         found = _TOMLLIB_LINE.search(str(error))
-        where = f"file:{path}:{found.group(1)}" if found else f"file:{path}"
+        line = int(found.group(1)) if found else 0
+        where = f"file:{path}:{line}" if line else f"file:{path}"
         reason = _TOMLLIB_LINE.sub("", str(error)).strip()
-        raise ConfigError("", where, f"invalid TOML: {reason}") from None
+        raise ConfigError(positions.lines.get(line, ""), where, f"invalid TOML: {reason}") from None
     layer = FileLayer(path)
     _flatten(data, (), layer, positions, environ)
     return layer
@@ -99,6 +100,7 @@ class _Positions:
     keys: dict[tuple[str, ...], int] = field(default_factory=dict)
     elements: dict[tuple[tuple[str, ...], int, tuple[str, ...]], int] = field(default_factory=dict)
     headers: dict[tuple[str, ...], int] = field(default_factory=dict)
+    lines: dict[int, str] = field(default_factory=dict)  # line -> the key or table written there
 
 
 def _flatten(
@@ -171,6 +173,7 @@ def _scan(text: str, path: str) -> _Positions:
             if close < 0:
                 raise ConfigError("", f"file:{path}:{lineno}", "invalid TOML: unterminated table header")
             name = _dotted(stripped[2 if double else 1 : close], path, lineno)
+            positions.lines[lineno] = ".".join(name)
             if double:
                 counts[name] = counts.get(name, -1) + 1
                 element = (name, counts[name])
@@ -184,8 +187,9 @@ def _scan(text: str, path: str) -> _Positions:
         equals = stripped.find("=")
         if equals < 0:
             raise ConfigError("", f"file:{path}:{lineno}", "invalid TOML: expected key = value")
-        key = _dotted(stripped[:equals], path, lineno)
+        key = _dotted(stripped[:equals], path, lineno, table)
         full = (*table, *key)
+        positions.lines[lineno] = ".".join(full)
         if element is not None:
             relative = full[len(element[0]) :]
             positions.elements[(element[0], element[1], relative)] = lineno
@@ -195,18 +199,20 @@ def _scan(text: str, path: str) -> _Positions:
     return positions
 
 
-def _dotted(text: str, path: str, lineno: int) -> tuple[str, ...]:
+def _dotted(text: str, path: str, lineno: int, table: tuple[str, ...] = ()) -> tuple[str, ...]:
     parts = tuple(part.strip() for part in text.split("."))
     for part in parts:
         if part[:1] in ('"', "'"):
             raise ConfigError(
-                part,
+                ".".join((*table, *parts)),
                 f"file:{path}:{lineno}",
                 "quoted keys are not supported; use bare keys (A-Z a-z 0-9 _ -)",
             )
         if not _BARE.fullmatch(part):
             raise ConfigError(
-                text.strip(), f"file:{path}:{lineno}", "invalid key: use bare keys (A-Z a-z 0-9 _ -)"
+                ".".join((*table, *parts)),
+                f"file:{path}:{lineno}",
+                "invalid key: use bare keys (A-Z a-z 0-9 _ -)",
             )
     return parts
 

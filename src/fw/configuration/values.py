@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from fw.configuration.duration import format_duration, parse_duration
+from fw.configuration.quoting import quoted
 from fw.configuration.schema import Kind, Value
 
 _TRUE = {"1", "t", "T", "true", "TRUE", "True"}
@@ -24,14 +25,21 @@ def parse_bool(text: str) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise BadValue(f"invalid bool {text!r} (use true or false)")
+    raise BadValue(f"invalid bool {quoted(text)} (use true or false)")
+
+
+#: Integers are 64-bit, as in every other fw implementation and in TOML itself.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
 
 def parse_int(text: str) -> int:
     body = text[1:] if text[:1] in ("+", "-") else text
     if not body.isascii() or not body.isdigit():
-        raise BadValue(f"invalid int {text!r}")
-    return int(text)
+        raise BadValue(f"invalid int {quoted(text)}")
+    value = int(text)
+    if not INT_MIN <= value <= INT_MAX:
+        raise BadValue(f"invalid int {quoted(text)}: out of the 64-bit range")
+    return value
 
 
 def split_list(text: str) -> list[str]:

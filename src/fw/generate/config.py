@@ -262,9 +262,7 @@ def _check_location(cls: type, call: _Call, site: Site) -> None:
         else ("_fw_config")
     )
     type_module = registry.module_name(cls)
-    parts = type_module.split(".")[:-1]
-    candidates = [".".join(parts[:end]) + "._fw_config" for end in range(len(parts), 0, -1)] or ["_fw_config"]
-    if output_module not in candidates:
+    if output_module not in registry.loader_modules(cls):
         raise site.error(
             f"{cls.__qualname__} is declared in {type_module}, but this directory's loader would be "
             f"{output_module}: list the directory of {type_module}'s package in [tool.fw.generate] config "

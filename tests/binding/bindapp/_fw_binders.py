@@ -4,9 +4,12 @@
 # fmt: off
 # ruff: noqa
 import re
+from typing import Annotated, Literal
 
 import binding.bindapp.models as _m0
-from fw.binding.body import CBOR, JSON, read_body
+from msgspec import Meta, Struct
+from msgspec.json import Decoder
+from fw.binding.body import CBOR, JSON, read_body, typed_json
 from fw.binding.registry import register, register_openapi
 from fw.binding.values import (
     BAD, bool_json, bool_text, bytes_json, bytes_text, cookies_of, float_json, float_text,
@@ -16,29 +19,119 @@ from fw.binding.values import (
 from fw.problems import BindError, FieldError
 
 _T0 = _m0.Sources
+_I1 = frozenset(('alias', 'firstName', 'name'))
 _T1 = _m0.Scalars
 _T2 = _m0.Lists
+_I4 = frozenset(('bodyTags',))
 _T3 = _m0.Nested
 _T4 = _m0.Line
+_I7 = frozenset(('byName', 'counts', 'deep', 'head', 'inner', 'lines', 'matrix'))
 _T5 = _m0.Upload
 _T6 = _m0.Rest
-_K7 = frozenset(('n', 'name'))
+_K10 = frozenset(('n', 'name'))
 _T7 = _m0.RawRest
-_K9 = frozenset(('name',))
+_K12 = frozenset(('name',))
 _T8 = _m0.Rules
+_I14 = frozenset(('clock', 'code', 'day', 'email', 'exact', 'high', 'long', 'low', 'req', 'reqEmail', 'reqInt', 'reqList', 'short', 'stamp', 'uid'))
 _P0 = re.compile('^[a-z]+,[0-9]+$')
 _T9 = _m0.Defaults
-_E13 = frozenset(('admin', 'guest', 'member'))
-_E14 = frozenset(('a', 'b'))
-_E15 = frozenset((1, 2, 3))
+_E17 = frozenset(('admin', 'guest', 'member'))
+_E18 = frozenset(('a', 'b'))
+_E19 = frozenset((1, 2, 3))
 _T10 = _m0.EnumOnly
-_E17 = frozenset(('green', 'red'))
+_E21 = frozenset(('green', 'red'))
 _T11 = _m0.Plain
 _T12 = _m0.Tree
 _T13 = _m0.Profile
-_E21 = frozenset(('private', 'public'))
+_I25 = frozenset(('age', 'home', 'langs', 'nickname', 'score', 'visibility'))
+_E26 = frozenset(('private', 'public'))
 _T14 = _m0.Greeting
+_T15 = _m0.Wide
+_I29 = frozenset(('big', 'byName', 'code', 'count', 'day', 'email', 'exact', 'flag', 'free', 'grid', 'head', 'level', 'limit', 'lines', 'maybe', 'name', 'note', 'nums', 'optLine', 'ratio', 'scores', 'tags'))
+_P1 = re.compile('^[a-z]+[0-9]$')
+_E31 = frozenset(('high', 'low'))
 
+
+class _J0b(Struct, forbid_unknown_fields=False, rename={'a0': 'name', 'a1': 'pOnly', 'a2': 'firstName', 'a3': 'alias'}):
+    a0: str = ""
+    a1: str = ""
+    a2: str = ""
+    a3: str = ""
+
+_D0 = Decoder(_J0b).decode
+class _J2b(Struct, forbid_unknown_fields=False, rename={'a0': 'bodyTags'}):
+    a0: list[str] = []
+
+_D2 = Decoder(_J2b).decode
+class _J0(Struct, forbid_unknown_fields=False, rename={'a0': 'sku', 'a1': 'qty'}):
+    a0: Annotated[str, Meta(min_length=1)]
+    a1: Annotated[int, Meta(ge=1, le=9223372036854775807)] = 0
+
+def _Y0(s):
+    return _T4(s.a0, s.a1)
+
+class _J3b(Struct, forbid_unknown_fields=False, rename={'a0': 'lines', 'a1': 'byName', 'a2': 'matrix', 'a3': 'counts', 'a4': 'inner', 'a5': 'deep', 'a6': 'head'}):
+    a6: _J0
+    a0: list[_J0] = []
+    a1: dict[str, _J0] = {}
+    a2: list[list[Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)]]] = []
+    a3: dict[str, Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)]] = {}
+    a4: _J0 | None = None
+    a5: dict[str, list[_J0]] = {}
+
+_D3 = Decoder(_J3b).decode
+class _J7b(Struct, forbid_unknown_fields=False, rename={'a0': 'req', 'a1': 'reqInt', 'a2': 'low', 'a3': 'high', 'a4': 'short', 'a5': 'long', 'a6': 'exact', 'a7': 'code', 'a8': 'email', 'a9': 'uid', 'a10': 'day', 'a11': 'clock', 'a12': 'stamp', 'a13': 'reqEmail', 'a14': 'reqList'}):
+    a0: Annotated[str, Meta(min_length=1)]
+    a1: Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)]
+    a13: Annotated[str, Meta(min_length=1)]
+    a14: Annotated[list[str], Meta(min_length=1)]
+    a2: Annotated[int, Meta(ge=1, le=9223372036854775807)] = 0
+    a3: Annotated[float, Meta(gt=-8.98846567431158e+307, le=2.5)] = 0.0
+    a4: Annotated[str, Meta(min_length=3)] = ""
+    a5: Annotated[str, Meta(max_length=5)] = ""
+    a6: Annotated[str, Meta(min_length=4, max_length=4)] = ""
+    a7: Annotated[str, Meta(pattern='^[a-z]+,[0-9]+$')] = ""
+    a8: str = ""
+    a9: str = ""
+    a10: str = ""
+    a11: str = ""
+    a12: str = ""
+
+_D7 = Decoder(_J7b).decode
+class _J12b(Struct, forbid_unknown_fields=False, rename={'a0': 'nickname', 'a1': 'age', 'a2': 'score', 'a3': 'langs', 'a4': 'home', 'a5': 'visibility'}):
+    a0: Annotated[str, Meta(min_length=2, max_length=20)]
+    a3: Annotated[list[str], Meta(min_length=1)]
+    a1: Annotated[int, Meta(ge=0, le=150)] = 0
+    a2: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.0
+    a4: _J0 | None = None
+    a5: Literal['public', 'private'] = 'public'
+
+_D12 = Decoder(_J12b).decode
+class _J14b(Struct, forbid_unknown_fields=False, rename={'a0': 'name', 'a1': 'code', 'a2': 'exact', 'a3': 'email', 'a4': 'day', 'a5': 'count', 'a6': 'big', 'a7': 'ratio', 'a8': 'free', 'a9': 'flag', 'a10': 'level', 'a11': 'limit', 'a12': 'maybe', 'a13': 'note', 'a14': 'tags', 'a15': 'nums', 'a16': 'scores', 'a17': 'head', 'a18': 'lines', 'a19': 'byName', 'a20': 'optLine', 'a21': 'grid'}):
+    a0: Annotated[str, Meta(min_length=2, max_length=8)]
+    a4: Annotated[str, Meta(min_length=1)]
+    a14: Annotated[list[str], Meta(min_length=1)]
+    a17: _J0
+    a1: Annotated[str, Meta(pattern='^[a-z]+[0-9]$')] = ""
+    a2: Annotated[str, Meta(min_length=3, max_length=3)] = ""
+    a3: str = ""
+    a5: Annotated[int, Meta(ge=-5, le=5)] = 0
+    a6: Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)] = 0
+    a7: Annotated[float, Meta(ge=-1.5, le=2.5)] = 0.0
+    a8: Annotated[float, Meta(gt=-8.98846567431158e+307, lt=8.98846567431158e+307)] = 0.0
+    a9: bool = False
+    a10: Literal['low', 'high'] = 'low'
+    a11: Annotated[int, Meta(ge=1, le=9223372036854775807)] = -1
+    a12: Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)] | None = None
+    a13: str | None = None
+    a15: list[Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)]] = []
+    a16: dict[str, Annotated[float, Meta(gt=-8.98846567431158e+307, lt=8.98846567431158e+307)]] = {}
+    a18: list[_J0] = []
+    a19: dict[str, _J0] = {}
+    a20: _J0 | None = None
+    a21: list[list[Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)]]] = []
+
+_D14 = Decoder(_J14b).decode
 
 def _c0(v, path, loc, errors):
     if type(v) is not list:
@@ -60,8 +153,8 @@ def _s0(obj, path, loc, errors):
         errors.append(FieldError(path + 'sku', loc, 'required'))
         f0 = ""
     else:
-        x = (v if type(v) is str else BAD)
-        if x is BAD:
+        x = v
+        if type(x) is not str:
             errors.append(FieldError(path + 'sku', loc, 'invalid string'))
             x = ""
         elif not x:
@@ -75,7 +168,7 @@ def _s0(obj, path, loc, errors):
         if x is BAD:
             errors.append(FieldError(path + 'qty', loc, 'invalid int'))
             x = 0
-        elif x < 1.0:
+        elif x < 1:
             errors.append(FieldError(path + 'qty', loc, 'must be >= 1'))
         f1 = x
     return _T4(f0, f1)
@@ -88,8 +181,7 @@ def _c1(v, path, loc, errors):
     out = []
     for j, w in enumerate(v):
         if type(w) is dict:
-            x = _s0(w, f'{path}[{j}]' + '.', loc, errors)
-            out.append(x)
+            out.append(_s0(w, f'{path}[{j}].', loc, errors))
         else:
             errors.append(FieldError(f'{path}[{j}]', loc, 'invalid object'))
     return out
@@ -105,8 +197,7 @@ def _c2(v, path, loc, errors):
             errors.append(FieldError(path, loc, 'invalid object'))
             return BAD
         if type(w) is dict:
-            x = _s0(w, f'{path}.{j}' + '.', loc, errors)
-            out[j] = x
+            out[j] = _s0(w, f'{path}.{j}.', loc, errors)
         else:
             errors.append(FieldError(f'{path}.{j}', loc, 'invalid object'))
     return out
@@ -175,8 +266,8 @@ def _s1(obj, path, loc, errors):
     if v is None:
         f0 = ""
     else:
-        x = (v if type(v) is str else BAD)
-        if x is BAD:
+        x = v
+        if type(x) is not str:
             errors.append(FieldError(path + 'label', loc, 'invalid string'))
             x = ""
         f0 = x
@@ -191,38 +282,62 @@ def _s1(obj, path, loc, errors):
     return _T12(f0, f1)
 
 
+def _c7(v, path, loc, errors):
+    if type(v) is not dict:
+        errors.append(FieldError(path, loc, 'invalid object'))
+        return BAD
+    out = {}
+    for j, w in v.items():
+        if type(j) is not str:
+            errors.append(FieldError(path, loc, 'invalid object'))
+            return BAD
+        x = float_json(w)
+        if x is BAD:
+            errors.append(FieldError(f'{path}.{j}', loc, 'invalid float'))
+        else:
+            out[j] = x
+    return out
+
+
 async def _bind0(request):
     errors = []
     q = query_of(request)
     h = request.scope['headers']
     c = cookies_of(request)
     pp = request.path_params
-    body = await read_body(request, False)
-    bv = body.values
-    typed = body.kind == JSON
+    jb = await typed_json(request, _D0) if _I1.isdisjoint(q) else None
+    if jb is None:
+        body = await read_body(request, False)
+        bv = body.values
+        typed = body.kind == JSON
     # name: input 'name'
-    l = q.get('name')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('name')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f0 = jb.a0
     else:
-        l = bv.get('name')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f0 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('name', o, 'invalid string'))
-            x = ""
-        f0 = x
+        if typed and 'name' not in q:
+            v = bv.get('name')
+            if v is None:
+                f0 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('name', 'payload', 'invalid string'))
+                    x = ""
+                f0 = x
+        else:
+            l = q.get('name')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('name')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f0 = ""
+            else:
+                x = v
+                f0 = x
     # q_only: query 'qOnly'
     l = q.get('qOnly')
     v = l[0] if l else None
@@ -232,21 +347,27 @@ async def _bind0(request):
         x = v
         f1 = x
     # p_only: payload 'pOnly'
-    if typed:
-        v = bv.get('pOnly')
-        t = False
+    if jb is not None:
+        f2 = jb.a1
     else:
-        l = bv.get('pOnly')
-        v = l[0] if l else None
-        t = True
-    if v is None:
-        f2 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('pOnly', 'payload', 'invalid string'))
-            x = ""
-        f2 = x
+        if typed:
+            v = bv.get('pOnly')
+            if v is None:
+                f2 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('pOnly', 'payload', 'invalid string'))
+                    x = ""
+                f2 = x
+        else:
+            l = bv.get('pOnly')
+            v = l[0] if l else None
+            if v is None:
+                f2 = ""
+            else:
+                x = v
+                f2 = x
     # id: path 'id'
     v = pp.get('id')
     if v is None or v == '':
@@ -289,51 +410,61 @@ async def _bind0(request):
         x = v
         f6 = x
     # first_name: input 'firstName'
-    l = q.get('firstName')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('firstName')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f7 = jb.a2
     else:
-        l = bv.get('firstName')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f7 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('firstName', o, 'invalid string'))
-            x = ""
-        f7 = x
+        if typed and 'firstName' not in q:
+            v = bv.get('firstName')
+            if v is None:
+                f7 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('firstName', 'payload', 'invalid string'))
+                    x = ""
+                f7 = x
+        else:
+            l = q.get('firstName')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('firstName')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f7 = ""
+            else:
+                x = v
+                f7 = x
     # renamed: input 'alias'
-    l = q.get('alias')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('alias')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f8 = jb.a3
     else:
-        l = bv.get('alias')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f8 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('alias', o, 'invalid string'))
-            x = ""
-        f8 = x
+        if typed and 'alias' not in q:
+            v = bv.get('alias')
+            if v is None:
+                f8 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('alias', 'payload', 'invalid string'))
+                    x = ""
+                f8 = x
+        else:
+            l = q.get('alias')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('alias')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f8 = ""
+            else:
+                x = v
+                f8 = x
     if errors:
         raise BindError(errors)
     return _T0(f0, f1, f2, f3, f4, f5, f6, f7, f8)
@@ -347,166 +478,195 @@ async def _bind1(request):
     bv = body.values
     typed = body.kind == JSON
     # text: input 'text'
-    l = q.get('text')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'text' not in q:
         v = bv.get('text')
-        t = False
-        o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('text', 'payload', 'invalid string'))
+                x = ""
+            f0 = x
     else:
-        l = bv.get('text')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f0 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('text', o, 'invalid string'))
-            x = ""
-        f0 = x
+        l = q.get('text')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('text')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            f0 = x
     # count: input 'count'
-    l = q.get('count')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'count' not in q:
         v = bv.get('count')
-        t = False
-        o = 'payload'
+        if v is None:
+            f1 = 0
+        else:
+            x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+            if x is BAD:
+                errors.append(FieldError('count', 'payload', 'invalid int'))
+                x = 0
+            f1 = x
     else:
-        l = bv.get('count')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f1 = 0
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('count', o, 'invalid int'))
-            x = 0
-        f1 = x
+        l = q.get('count')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('count')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f1 = 0
+        else:
+            x = int_text(v)
+            if x is BAD:
+                errors.append(FieldError('count', o, 'invalid int'))
+                x = 0
+            f1 = x
     # ratio: input 'ratio'
-    l = q.get('ratio')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'ratio' not in q:
         v = bv.get('ratio')
-        t = False
-        o = 'payload'
+        if v is None:
+            f2 = 0.0
+        else:
+            x = float_json(v)
+            if x is BAD:
+                errors.append(FieldError('ratio', 'payload', 'invalid float'))
+                x = 0.0
+            f2 = x
     else:
-        l = bv.get('ratio')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f2 = 0.0
-    else:
-        x = (float_text(v) if t else float_json(v))
-        if x is BAD:
-            errors.append(FieldError('ratio', o, 'invalid float'))
-            x = 0.0
-        f2 = x
+        l = q.get('ratio')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('ratio')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f2 = 0.0
+        else:
+            x = float_text(v)
+            if x is BAD:
+                errors.append(FieldError('ratio', o, 'invalid float'))
+                x = 0.0
+            f2 = x
     # flag: input 'flag'
-    l = q.get('flag')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'flag' not in q:
         v = bv.get('flag')
-        t = False
-        o = 'payload'
+        if v is None:
+            f3 = False
+        else:
+            x = (v if type(v) is bool else BAD)
+            if x is BAD:
+                errors.append(FieldError('flag', 'payload', 'invalid bool'))
+                x = False
+            f3 = x
     else:
-        l = bv.get('flag')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f3 = False
-    else:
-        x = (bool_text(v) if t else (v if type(v) is bool else BAD))
-        if x is BAD:
-            errors.append(FieldError('flag', o, 'invalid bool'))
-            x = False
-        f3 = x
+        l = q.get('flag')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('flag')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f3 = False
+        else:
+            x = bool_text(v)
+            if x is BAD:
+                errors.append(FieldError('flag', o, 'invalid bool'))
+                x = False
+            f3 = x
     # blob: input 'blob'
-    l = q.get('blob')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'blob' not in q:
         v = bv.get('blob')
-        t = False
-        o = 'payload'
+        if v is None:
+            f4 = b""
+        else:
+            x = bytes_json(v)
+            if x is BAD:
+                errors.append(FieldError('blob', 'payload', 'invalid base64'))
+                x = b""
+            f4 = x
     else:
-        l = bv.get('blob')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f4 = b""
-    else:
-        x = (bytes_text(v) if t else bytes_json(v))
-        if x is BAD:
-            errors.append(FieldError('blob', o, 'invalid base64'))
-            x = b""
-        f4 = x
+        l = q.get('blob')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('blob')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f4 = b""
+        else:
+            x = bytes_text(v)
+            if x is BAD:
+                errors.append(FieldError('blob', o, 'invalid base64'))
+                x = b""
+            f4 = x
     # maybe: input 'maybe'
-    l = q.get('maybe')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'maybe' not in q:
         v = bv.get('maybe')
-        t = False
-        o = 'payload'
+        if v is None:
+            f5 = None
+        else:
+            x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+            if x is BAD:
+                errors.append(FieldError('maybe', 'payload', 'invalid int'))
+                x = 0
+            f5 = x
     else:
-        l = bv.get('maybe')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f5 = None
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('maybe', o, 'invalid int'))
-            x = 0
-        f5 = x
+        l = q.get('maybe')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('maybe')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f5 = None
+        else:
+            x = int_text(v)
+            if x is BAD:
+                errors.append(FieldError('maybe', o, 'invalid int'))
+                x = 0
+            f5 = x
     # note: input 'note'
-    l = q.get('note')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'note' not in q:
         v = bv.get('note')
-        t = False
-        o = 'payload'
+        if v is None:
+            f6 = None
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('note', 'payload', 'invalid string'))
+                x = ""
+            f6 = x
     else:
-        l = bv.get('note')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f6 = None
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('note', o, 'invalid string'))
-            x = ""
-        f6 = x
+        l = q.get('note')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('note')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f6 = None
+        else:
+            x = v
+            f6 = x
     # capped: query 'cap'
     l = q.get('cap')
     v = l[0] if l else None
@@ -517,7 +677,7 @@ async def _bind1(request):
         if x is BAD:
             errors.append(FieldError('cap', 'query', 'invalid int'))
             x = 0
-        elif x > 5.0:
+        elif x > 5:
             errors.append(FieldError('cap', 'query', 'must be <= 5'))
         f7 = x
     # q_blob: query 'qb'
@@ -554,9 +714,11 @@ async def _bind1(request):
 async def _bind2(request):
     errors = []
     q = query_of(request)
-    body = await read_body(request, False)
-    bv = body.values
-    typed = body.kind == JSON
+    jb = await typed_json(request, _D2) if _I4.isdisjoint(q) else None
+    if jb is None:
+        body = await read_body(request, False)
+        bv = body.values
+        typed = body.kind == JSON
     # tags: query 'tag'
     l = q.get('tag')
     x = [s for s in l if s] if l else []
@@ -577,17 +739,20 @@ async def _bind2(request):
     x = [s for s in l if s] if l else []
     f2 = x
     # body_tags: input 'bodyTags'
-    if typed:
-        v = bv.get('bodyTags')
-        if v is None:
-            f3 = []
-        else:
-            x = _c0(v, 'bodyTags', 'payload', errors)
-            f3 = x
+    if jb is not None:
+        f3 = jb.a0
     else:
-        l = bv.get('bodyTags')
-        x = [s for s in l if s] if l else []
-        f3 = x
+        if typed:
+            v = bv.get('bodyTags')
+            if v is None:
+                f3 = []
+            else:
+                x = _c0(v, 'bodyTags', 'payload', errors)
+                f3 = x
+        else:
+            l = bv.get('bodyTags')
+            x = [s for s in l if s] if l else []
+            f3 = x
     # maybe_tags: query 'mt'
     l = q.get('mt')
     x = [s for s in l if s] if l else []
@@ -600,122 +765,145 @@ async def _bind2(request):
 async def _bind3(request):
     errors = []
     q = query_of(request)
-    body = await read_body(request, False)
-    bv = body.values
-    typed = body.kind == JSON
+    jb = await typed_json(request, _D3) if _I7.isdisjoint(q) else None
+    if jb is None:
+        body = await read_body(request, False)
+        bv = body.values
+        typed = body.kind == JSON
     # lines: input 'lines'
-    if typed:
-        v = bv.get('lines')
-        if v is None:
-            f0 = []
-        else:
-            x = _c1(v, 'lines', 'payload', errors)
-            f0 = x
+    if jb is not None:
+        f0 = [_Y0(w0) for w0 in jb.a0]
     else:
-        v = None
-        if v is None:
-            f0 = []
+        if typed:
+            v = bv.get('lines')
+            if v is None:
+                f0 = []
+            else:
+                x = _c1(v, 'lines', 'payload', errors)
+                f0 = x
         else:
-            x = _c1(v, 'lines', 'payload', errors)
-            f0 = x
+            v = None
+            if v is None:
+                f0 = []
+            else:
+                x = _c1(v, 'lines', 'payload', errors)
+                f0 = x
     # by_name: input 'byName'
-    if typed:
-        v = bv.get('byName')
-        if v is None:
-            f1 = {}
-        else:
-            x = _c2(v, 'byName', 'payload', errors)
-            f1 = x
+    if jb is not None:
+        f1 = {k0: _Y0(w0) for k0, w0 in jb.a1.items()}
     else:
-        v = None
-        if v is None:
-            f1 = {}
+        if typed:
+            v = bv.get('byName')
+            if v is None:
+                f1 = {}
+            else:
+                x = _c2(v, 'byName', 'payload', errors)
+                f1 = x
         else:
-            x = _c2(v, 'byName', 'payload', errors)
-            f1 = x
+            v = None
+            if v is None:
+                f1 = {}
+            else:
+                x = _c2(v, 'byName', 'payload', errors)
+                f1 = x
     # matrix: input 'matrix'
-    if typed:
-        v = bv.get('matrix')
-        if v is None:
-            f2 = []
-        else:
-            x = _c3(v, 'matrix', 'payload', errors)
-            f2 = x
+    if jb is not None:
+        f2 = jb.a2
     else:
-        v = None
-        if v is None:
-            f2 = []
+        if typed:
+            v = bv.get('matrix')
+            if v is None:
+                f2 = []
+            else:
+                x = _c3(v, 'matrix', 'payload', errors)
+                f2 = x
         else:
-            x = _c3(v, 'matrix', 'payload', errors)
-            f2 = x
+            v = None
+            if v is None:
+                f2 = []
+            else:
+                x = _c3(v, 'matrix', 'payload', errors)
+                f2 = x
     # counts: input 'counts'
-    if typed:
-        v = bv.get('counts')
-        if v is None:
-            f3 = {}
-        else:
-            x = _c5(v, 'counts', 'payload', errors)
-            f3 = x
+    if jb is not None:
+        f3 = jb.a3
     else:
-        v = None
-        if v is None:
-            f3 = {}
+        if typed:
+            v = bv.get('counts')
+            if v is None:
+                f3 = {}
+            else:
+                x = _c5(v, 'counts', 'payload', errors)
+                f3 = x
         else:
-            x = _c5(v, 'counts', 'payload', errors)
-            f3 = x
+            v = None
+            if v is None:
+                f3 = {}
+            else:
+                x = _c5(v, 'counts', 'payload', errors)
+                f3 = x
     # inner: input 'inner'
-    if typed:
-        v = bv.get('inner')
-        if v is None:
-            f4 = None
-        else:
-            x = _s0(v, 'inner' + '.', 'payload', errors) if type(v) is dict else BAD
-            if x is BAD:
-                errors.append(FieldError('inner', 'payload', 'invalid object'))
-            f4 = x
+    if jb is not None:
+        f4 = (None if jb.a4 is None else _Y0(jb.a4))
     else:
-        v = None
-        if v is None:
-            f4 = None
+        if typed:
+            v = bv.get('inner')
+            if v is None:
+                f4 = None
+            else:
+                x = _s0(v, 'inner' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('inner', 'payload', 'invalid object'))
+                f4 = x
         else:
-            x = _s0(v, 'inner' + '.', 'payload', errors) if type(v) is dict else BAD
-            if x is BAD:
-                errors.append(FieldError('inner', 'payload', 'invalid object'))
-            f4 = x
+            v = None
+            if v is None:
+                f4 = None
+            else:
+                x = _s0(v, 'inner' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('inner', 'payload', 'invalid object'))
+                f4 = x
     # deep: input 'deep'
-    if typed:
-        v = bv.get('deep')
-        if v is None:
-            f5 = {}
-        else:
-            x = _c6(v, 'deep', 'payload', errors)
-            f5 = x
+    if jb is not None:
+        f5 = {k0: [_Y0(w1) for w1 in w0] for k0, w0 in jb.a5.items()}
     else:
-        v = None
-        if v is None:
-            f5 = {}
+        if typed:
+            v = bv.get('deep')
+            if v is None:
+                f5 = {}
+            else:
+                x = _c6(v, 'deep', 'payload', errors)
+                f5 = x
         else:
-            x = _c6(v, 'deep', 'payload', errors)
-            f5 = x
+            v = None
+            if v is None:
+                f5 = {}
+            else:
+                x = _c6(v, 'deep', 'payload', errors)
+                f5 = x
     # head: input 'head'
-    if typed:
-        v = bv.get('head')
-        if v is None:
-            f6 = _s0({}, 'head' + '.', 'payload', errors)
-        else:
-            x = _s0(v, 'head' + '.', 'payload', errors) if type(v) is dict else BAD
-            if x is BAD:
-                errors.append(FieldError('head', 'payload', 'invalid object'))
-            f6 = x
+    if jb is not None:
+        f6 = _Y0(jb.a6)
     else:
-        v = None
-        if v is None:
-            f6 = _s0({}, 'head' + '.', 'payload', errors)
+        if typed:
+            v = bv.get('head')
+            if v is None:
+                f6 = _s0({}, 'head' + '.', 'payload', errors)
+            else:
+                x = _s0(v, 'head' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('head', 'payload', 'invalid object'))
+                f6 = x
         else:
-            x = _s0(v, 'head' + '.', 'payload', errors) if type(v) is dict else BAD
-            if x is BAD:
-                errors.append(FieldError('head', 'payload', 'invalid object'))
-            f6 = x
+            v = None
+            if v is None:
+                f6 = _s0({}, 'head' + '.', 'payload', errors)
+            else:
+                x = _s0(v, 'head' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('head', 'payload', 'invalid object'))
+                f6 = x
     if errors:
         raise BindError(errors)
     return _T3(f0, f1, f2, f3, f4, f5, f6)
@@ -731,51 +919,58 @@ async def _bind4(request):
     l = body.files.get('doc')
     f0 = l[0] if l else None
     # title: input 'title'
-    l = q.get('title')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'title' not in q:
         v = bv.get('title')
-        t = False
-        o = 'payload'
+        if v is None:
+            f1 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('title', 'payload', 'invalid string'))
+                x = ""
+            f1 = x
     else:
-        l = bv.get('title')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f1 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('title', o, 'invalid string'))
-            x = ""
-        f1 = x
+        l = q.get('title')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('title')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f1 = ""
+        else:
+            x = v
+            f1 = x
     # raw: input 'raw'
-    l = q.get('raw')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'raw' not in q:
         v = bv.get('raw')
-        t = False
-        o = 'payload'
+        if v is None:
+            f2 = b""
+        else:
+            x = bytes_json(v)
+            if x is BAD:
+                errors.append(FieldError('raw', 'payload', 'invalid base64'))
+                x = b""
+            f2 = x
     else:
-        l = bv.get('raw')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f2 = b""
-    else:
-        x = (bytes_text(v) if t else bytes_json(v))
-        if x is BAD:
-            errors.append(FieldError('raw', o, 'invalid base64'))
-            x = b""
-        f2 = x
+        l = q.get('raw')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('raw')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f2 = b""
+        else:
+            x = bytes_text(v)
+            if x is BAD:
+                errors.append(FieldError('raw', o, 'invalid base64'))
+                x = b""
+            f2 = x
     if errors:
         raise BindError(errors)
     return _T5(f0, f1, f2)
@@ -788,49 +983,57 @@ async def _bind5(request):
     bv = body.values
     typed = body.kind == JSON
     # name: input 'name'
-    l = q.get('name')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'name' not in q:
         v = bv.get('name')
-        t = False
-        o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('name', 'payload', 'invalid string'))
+                x = ""
+            f0 = x
     else:
-        l = bv.get('name')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f0 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('name', o, 'invalid string'))
-            x = ""
-        f0 = x
+        l = q.get('name')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('name')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            f0 = x
     # count: payload 'n'
     if typed:
         v = bv.get('n')
-        t = False
+        if v is None:
+            f1 = 0
+        else:
+            x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+            if x is BAD:
+                errors.append(FieldError('n', 'payload', 'invalid int'))
+                x = 0
+            f1 = x
     else:
         l = bv.get('n')
         v = l[0] if l else None
-        t = True
-    if v is None or (t and v == ''):
-        f1 = 0
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('n', 'payload', 'invalid int'))
-            x = 0
-        f1 = x
+        if v is None or v == '':
+            f1 = 0
+        else:
+            x = int_text(v)
+            if x is BAD:
+                errors.append(FieldError('n', 'payload', 'invalid int'))
+                x = 0
+            f1 = x
     # extra: rest 'extra'
     if typed:
-        f2 = {k: w for k, w in bv.items() if k not in _K7}
+        f2 = {k: w for k, w in bv.items() if k not in _K10}
     else:
-        f2 = {k: w for k, l in bv.items() if k not in _K7 for w in l[:1]}
+        f2 = {k: w for k, l in bv.items() if k not in _K10 for w in l[:1]}
     if errors:
         raise BindError(errors)
     return _T6(f0, f1, f2)
@@ -843,33 +1046,35 @@ async def _bind6(request):
     bv = body.values
     typed = body.kind == JSON
     # name: input 'name'
-    l = q.get('name')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'name' not in q:
         v = bv.get('name')
-        t = False
-        o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('name', 'payload', 'invalid string'))
+                x = ""
+            f0 = x
     else:
-        l = bv.get('name')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f0 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('name', o, 'invalid string'))
-            x = ""
-        f0 = x
+        l = q.get('name')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('name')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            f0 = x
     # extra: rest 'extra'
     if typed:
-        f1 = {k: raw_json(w) for k, w in bv.items() if k not in _K9}
+        f1 = {k: raw_json(w) for k, w in bv.items() if k not in _K12}
     else:
-        f1 = {k: raw_json(w) for k, l in bv.items() if k not in _K9 for w in l[:1]}
+        f1 = {k: raw_json(w) for k, l in bv.items() if k not in _K12 for w in l[:1]}
     if errors:
         raise BindError(errors)
     return _T7(f0, f1)
@@ -879,379 +1084,496 @@ async def _bind7(request):
     errors = []
     q = query_of(request)
     h = request.scope['headers']
-    body = await read_body(request, False)
-    bv = body.values
-    typed = body.kind == JSON
+    jb = await typed_json(request, _D7) if _I14.isdisjoint(q) else None
+    if jb is not None and ((jb.a8 and not is_email(jb.a8)) or (jb.a9 and not is_uuid(jb.a9)) or (jb.a10 and not is_date(jb.a10)) or (jb.a11 and not is_time(jb.a11)) or (jb.a12 and not is_datetime(jb.a12)) or (not is_email(jb.a13))):
+        jb = None
+    if jb is None:
+        body = await read_body(request, False)
+        bv = body.values
+        typed = body.kind == JSON
     # req: input 'req'
-    l = q.get('req')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('req')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f0 = jb.a0
     else:
-        l = bv.get('req')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('req', 'input', 'required'))
-        f0 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('req', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('req', o, 'required'))
-        f0 = x
-    # req_int: input 'reqInt'
-    l = q.get('reqInt')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('reqInt')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('reqInt')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        errors.append(FieldError('reqInt', 'input', 'required'))
-        f1 = 0
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('reqInt', o, 'invalid int'))
-            x = 0
-        f1 = x
-    # low: input 'low'
-    l = q.get('low')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('low')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('low')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f2 = 0
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('low', o, 'invalid int'))
-            x = 0
-        elif x < 1.0:
-            errors.append(FieldError('low', o, 'must be >= 1'))
-        f2 = x
-    # high: input 'high'
-    l = q.get('high')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('high')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('high')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f3 = 0.0
-    else:
-        x = (float_text(v) if t else float_json(v))
-        if x is BAD:
-            errors.append(FieldError('high', o, 'invalid float'))
-            x = 0.0
-        elif x > 2.5:
-            errors.append(FieldError('high', o, 'must be <= 2.5'))
-        f3 = x
-    # short: input 'short'
-    l = q.get('short')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('short')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('short')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f4 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('short', o, 'invalid string'))
-            x = ""
-        elif len(x) < 3:
-            errors.append(FieldError('short', o, 'length must be >= 3'))
-        f4 = x
-    # long: input 'long'
-    l = q.get('long')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('long')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('long')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f5 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('long', o, 'invalid string'))
-            x = ""
-        elif len(x) > 5:
-            errors.append(FieldError('long', o, 'length must be <= 5'))
-        f5 = x
-    # exact: input 'exact'
-    l = q.get('exact')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('exact')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('exact')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f6 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('exact', o, 'invalid string'))
-            x = ""
-        elif len(x) != 4:
-            errors.append(FieldError('exact', o, 'length must be 4'))
-        f6 = x
-    # code: input 'code'
-    l = q.get('code')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('code')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('code')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f7 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('code', o, 'invalid string'))
-            x = ""
-        elif x and _P0.search(x) is None:
-            errors.append(FieldError('code', o, 'must match pattern'))
-        f7 = x
-    # email: input 'email'
-    l = q.get('email')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('email')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('email')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f8 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('email', o, 'invalid string'))
-            x = ""
-        elif x and not is_email(x):
-            errors.append(FieldError('email', o, 'must be a valid email'))
-        f8 = x
-    # uid: input 'uid'
-    l = q.get('uid')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('uid')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('uid')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f9 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('uid', o, 'invalid string'))
-            x = ""
-        elif x and not is_uuid(x):
-            errors.append(FieldError('uid', o, 'must be a valid uuid'))
-        f9 = x
-    # day: input 'day'
-    l = q.get('day')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('day')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('day')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f10 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('day', o, 'invalid string'))
-            x = ""
-        elif x and not is_date(x):
-            errors.append(FieldError('day', o, 'must be a valid date'))
-        f10 = x
-    # clock: input 'clock'
-    l = q.get('clock')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('clock')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('clock')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f11 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('clock', o, 'invalid string'))
-            x = ""
-        elif x and not is_time(x):
-            errors.append(FieldError('clock', o, 'must be a valid time'))
-        f11 = x
-    # stamp: input 'stamp'
-    l = q.get('stamp')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('stamp')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('stamp')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f12 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('stamp', o, 'invalid string'))
-            x = ""
-        elif x and not is_datetime(x):
-            errors.append(FieldError('stamp', o, 'must be a valid datetime'))
-        f12 = x
-    # req_email: input 'reqEmail'
-    l = q.get('reqEmail')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('reqEmail')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('reqEmail')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('reqEmail', 'input', 'required'))
-        f13 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('reqEmail', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('reqEmail', o, 'required'))
-        elif not is_email(x):
-            errors.append(FieldError('reqEmail', o, 'must be a valid email'))
-        f13 = x
-    # req_list: input 'reqList'
-    if typed:
-        v = bv.get('reqList')
-        if v is None:
-            errors.append(FieldError('reqList', 'payload', 'required'))
-            f14 = []
+        if typed and 'req' not in q:
+            v = bv.get('req')
+            if v is None:
+                errors.append(FieldError('req', 'input', 'required'))
+                f0 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('req', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('req', 'payload', 'required'))
+                f0 = x
         else:
-            x = _c0(v, 'reqList', 'payload', errors)
-            if x is not BAD and not x:
+            l = q.get('req')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('req')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('req', 'input', 'required'))
+                f0 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('req', o, 'required'))
+                f0 = x
+    # req_int: input 'reqInt'
+    if jb is not None:
+        f1 = jb.a1
+    else:
+        if typed and 'reqInt' not in q:
+            v = bv.get('reqInt')
+            if v is None:
+                errors.append(FieldError('reqInt', 'input', 'required'))
+                f1 = 0
+            else:
+                x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+                if x is BAD:
+                    errors.append(FieldError('reqInt', 'payload', 'invalid int'))
+                    x = 0
+                f1 = x
+        else:
+            l = q.get('reqInt')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('reqInt')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                errors.append(FieldError('reqInt', 'input', 'required'))
+                f1 = 0
+            else:
+                x = int_text(v)
+                if x is BAD:
+                    errors.append(FieldError('reqInt', o, 'invalid int'))
+                    x = 0
+                f1 = x
+    # low: input 'low'
+    if jb is not None:
+        f2 = jb.a2
+    else:
+        if typed and 'low' not in q:
+            v = bv.get('low')
+            if v is None:
+                f2 = 0
+            else:
+                x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+                if x is BAD:
+                    errors.append(FieldError('low', 'payload', 'invalid int'))
+                    x = 0
+                elif x < 1:
+                    errors.append(FieldError('low', 'payload', 'must be >= 1'))
+                f2 = x
+        else:
+            l = q.get('low')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('low')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f2 = 0
+            else:
+                x = int_text(v)
+                if x is BAD:
+                    errors.append(FieldError('low', o, 'invalid int'))
+                    x = 0
+                elif x < 1:
+                    errors.append(FieldError('low', o, 'must be >= 1'))
+                f2 = x
+    # high: input 'high'
+    if jb is not None:
+        f3 = jb.a3
+    else:
+        if typed and 'high' not in q:
+            v = bv.get('high')
+            if v is None:
+                f3 = 0.0
+            else:
+                x = float_json(v)
+                if x is BAD:
+                    errors.append(FieldError('high', 'payload', 'invalid float'))
+                    x = 0.0
+                elif x > 2.5:
+                    errors.append(FieldError('high', 'payload', 'must be <= 2.5'))
+                f3 = x
+        else:
+            l = q.get('high')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('high')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f3 = 0.0
+            else:
+                x = float_text(v)
+                if x is BAD:
+                    errors.append(FieldError('high', o, 'invalid float'))
+                    x = 0.0
+                elif x > 2.5:
+                    errors.append(FieldError('high', o, 'must be <= 2.5'))
+                f3 = x
+    # short: input 'short'
+    if jb is not None:
+        f4 = jb.a4
+    else:
+        if typed and 'short' not in q:
+            v = bv.get('short')
+            if v is None:
+                f4 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('short', 'payload', 'invalid string'))
+                    x = ""
+                elif len(x) < 3:
+                    errors.append(FieldError('short', 'payload', 'length must be >= 3'))
+                f4 = x
+        else:
+            l = q.get('short')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('short')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f4 = ""
+            else:
+                x = v
+                if len(x) < 3:
+                    errors.append(FieldError('short', o, 'length must be >= 3'))
+                f4 = x
+    # long: input 'long'
+    if jb is not None:
+        f5 = jb.a5
+    else:
+        if typed and 'long' not in q:
+            v = bv.get('long')
+            if v is None:
+                f5 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('long', 'payload', 'invalid string'))
+                    x = ""
+                elif len(x) > 5:
+                    errors.append(FieldError('long', 'payload', 'length must be <= 5'))
+                f5 = x
+        else:
+            l = q.get('long')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('long')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f5 = ""
+            else:
+                x = v
+                if len(x) > 5:
+                    errors.append(FieldError('long', o, 'length must be <= 5'))
+                f5 = x
+    # exact: input 'exact'
+    if jb is not None:
+        f6 = jb.a6
+    else:
+        if typed and 'exact' not in q:
+            v = bv.get('exact')
+            if v is None:
+                f6 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('exact', 'payload', 'invalid string'))
+                    x = ""
+                elif len(x) != 4:
+                    errors.append(FieldError('exact', 'payload', 'length must be 4'))
+                f6 = x
+        else:
+            l = q.get('exact')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('exact')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f6 = ""
+            else:
+                x = v
+                if len(x) != 4:
+                    errors.append(FieldError('exact', o, 'length must be 4'))
+                f6 = x
+    # code: input 'code'
+    if jb is not None:
+        f7 = jb.a7
+    else:
+        if typed and 'code' not in q:
+            v = bv.get('code')
+            if v is None:
+                f7 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('code', 'payload', 'invalid string'))
+                    x = ""
+                elif x and _P0.search(x) is None:
+                    errors.append(FieldError('code', 'payload', 'must match pattern'))
+                f7 = x
+        else:
+            l = q.get('code')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('code')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f7 = ""
+            else:
+                x = v
+                if x and _P0.search(x) is None:
+                    errors.append(FieldError('code', o, 'must match pattern'))
+                f7 = x
+    # email: input 'email'
+    if jb is not None:
+        f8 = jb.a8
+    else:
+        if typed and 'email' not in q:
+            v = bv.get('email')
+            if v is None:
+                f8 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('email', 'payload', 'invalid string'))
+                    x = ""
+                elif x and not is_email(x):
+                    errors.append(FieldError('email', 'payload', 'must be a valid email'))
+                f8 = x
+        else:
+            l = q.get('email')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('email')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f8 = ""
+            else:
+                x = v
+                if x and not is_email(x):
+                    errors.append(FieldError('email', o, 'must be a valid email'))
+                f8 = x
+    # uid: input 'uid'
+    if jb is not None:
+        f9 = jb.a9
+    else:
+        if typed and 'uid' not in q:
+            v = bv.get('uid')
+            if v is None:
+                f9 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('uid', 'payload', 'invalid string'))
+                    x = ""
+                elif x and not is_uuid(x):
+                    errors.append(FieldError('uid', 'payload', 'must be a valid uuid'))
+                f9 = x
+        else:
+            l = q.get('uid')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('uid')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f9 = ""
+            else:
+                x = v
+                if x and not is_uuid(x):
+                    errors.append(FieldError('uid', o, 'must be a valid uuid'))
+                f9 = x
+    # day: input 'day'
+    if jb is not None:
+        f10 = jb.a10
+    else:
+        if typed and 'day' not in q:
+            v = bv.get('day')
+            if v is None:
+                f10 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('day', 'payload', 'invalid string'))
+                    x = ""
+                elif x and not is_date(x):
+                    errors.append(FieldError('day', 'payload', 'must be a valid date'))
+                f10 = x
+        else:
+            l = q.get('day')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('day')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f10 = ""
+            else:
+                x = v
+                if x and not is_date(x):
+                    errors.append(FieldError('day', o, 'must be a valid date'))
+                f10 = x
+    # clock: input 'clock'
+    if jb is not None:
+        f11 = jb.a11
+    else:
+        if typed and 'clock' not in q:
+            v = bv.get('clock')
+            if v is None:
+                f11 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('clock', 'payload', 'invalid string'))
+                    x = ""
+                elif x and not is_time(x):
+                    errors.append(FieldError('clock', 'payload', 'must be a valid time'))
+                f11 = x
+        else:
+            l = q.get('clock')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('clock')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f11 = ""
+            else:
+                x = v
+                if x and not is_time(x):
+                    errors.append(FieldError('clock', o, 'must be a valid time'))
+                f11 = x
+    # stamp: input 'stamp'
+    if jb is not None:
+        f12 = jb.a12
+    else:
+        if typed and 'stamp' not in q:
+            v = bv.get('stamp')
+            if v is None:
+                f12 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('stamp', 'payload', 'invalid string'))
+                    x = ""
+                elif x and not is_datetime(x):
+                    errors.append(FieldError('stamp', 'payload', 'must be a valid datetime'))
+                f12 = x
+        else:
+            l = q.get('stamp')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('stamp')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f12 = ""
+            else:
+                x = v
+                if x and not is_datetime(x):
+                    errors.append(FieldError('stamp', o, 'must be a valid datetime'))
+                f12 = x
+    # req_email: input 'reqEmail'
+    if jb is not None:
+        f13 = jb.a13
+    else:
+        if typed and 'reqEmail' not in q:
+            v = bv.get('reqEmail')
+            if v is None:
+                errors.append(FieldError('reqEmail', 'input', 'required'))
+                f13 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('reqEmail', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('reqEmail', 'payload', 'required'))
+                elif not is_email(x):
+                    errors.append(FieldError('reqEmail', 'payload', 'must be a valid email'))
+                f13 = x
+        else:
+            l = q.get('reqEmail')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('reqEmail')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('reqEmail', 'input', 'required'))
+                f13 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('reqEmail', o, 'required'))
+                elif not is_email(x):
+                    errors.append(FieldError('reqEmail', o, 'must be a valid email'))
+                f13 = x
+    # req_list: input 'reqList'
+    if jb is not None:
+        f14 = jb.a14
+    else:
+        if typed:
+            v = bv.get('reqList')
+            if v is None:
+                errors.append(FieldError('reqList', 'payload', 'required'))
+                f14 = []
+            else:
+                x = _c0(v, 'reqList', 'payload', errors)
+                if x is not BAD and not x:
+                    errors.append(FieldError('reqList', 'payload', 'required'))
+                f14 = x
+        else:
+            l = bv.get('reqList')
+            x = [s for s in l if s] if l else []
+            if not x:
                 errors.append(FieldError('reqList', 'payload', 'required'))
             f14 = x
-    else:
-        l = bv.get('reqList')
-        x = [s for s in l if s] if l else []
-        if not x:
-            errors.append(FieldError('reqList', 'payload', 'required'))
-        f14 = x
     # req_header: header 'X-Need'
     l = header_values(h, b'x-need')
     if l is not None and len(l) > 1:
@@ -1279,220 +1601,261 @@ async def _bind8(request):
     bv = body.values
     typed = body.kind == JSON
     # role: input 'role'
-    l = q.get('role')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'role' not in q:
         v = bv.get('role')
-        t = False
-        o = 'payload'
+        if v is None:
+            f0 = 'member'
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('role', 'payload', 'invalid string'))
+                x = ""
+            elif x not in _E17:
+                errors.append(FieldError('role', 'payload', 'must be one of: admin, member, guest'))
+            f0 = x
     else:
-        l = bv.get('role')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f0 = 'member'
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('role', o, 'invalid string'))
-            x = ""
-        elif x not in _E13:
-            errors.append(FieldError('role', o, 'must be one of: admin, member, guest'))
-        f0 = x
+        l = q.get('role')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('role')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f0 = 'member'
+        else:
+            x = v
+            if x not in _E17:
+                errors.append(FieldError('role', o, 'must be one of: admin, member, guest'))
+            f0 = x
     # level: input 'level'
-    l = q.get('level')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'level' not in q:
         v = bv.get('level')
-        t = False
-        o = 'payload'
+        if v is None:
+            f1 = -1
+        else:
+            x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+            if x is BAD:
+                errors.append(FieldError('level', 'payload', 'invalid int'))
+                x = 0
+            elif x < 1:
+                errors.append(FieldError('level', 'payload', 'must be >= 1'))
+            f1 = x
     else:
-        l = bv.get('level')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f1 = -1
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('level', o, 'invalid int'))
-            x = 0
-        elif x < 1.0:
-            errors.append(FieldError('level', o, 'must be >= 1'))
-        f1 = x
+        l = q.get('level')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('level')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f1 = -1
+        else:
+            x = int_text(v)
+            if x is BAD:
+                errors.append(FieldError('level', o, 'invalid int'))
+                x = 0
+            elif x < 1:
+                errors.append(FieldError('level', o, 'must be >= 1'))
+            f1 = x
     # empty: input 'empty'
-    l = q.get('empty')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'empty' not in q:
         v = bv.get('empty')
-        t = False
-        o = 'payload'
+        if v is None:
+            f2 = ''
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('empty', 'payload', 'invalid string'))
+                x = ""
+            f2 = x
     else:
-        l = bv.get('empty')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f2 = ''
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('empty', o, 'invalid string'))
-            x = ""
-        f2 = x
+        l = q.get('empty')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('empty')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f2 = ''
+        else:
+            x = v
+            f2 = x
     # spaced: input 'spaced'
-    l = q.get('spaced')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'spaced' not in q:
         v = bv.get('spaced')
-        t = False
-        o = 'payload'
+        if v is None:
+            f3 = '  padded '
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('spaced', 'payload', 'invalid string'))
+                x = ""
+            f3 = x
     else:
-        l = bv.get('spaced')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f3 = '  padded '
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('spaced', o, 'invalid string'))
-            x = ""
-        f3 = x
+        l = q.get('spaced')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('spaced')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f3 = '  padded '
+        else:
+            x = v
+            f3 = x
     # on: input 'on'
-    l = q.get('on')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'on' not in q:
         v = bv.get('on')
-        t = False
-        o = 'payload'
+        if v is None:
+            f4 = True
+        else:
+            x = (v if type(v) is bool else BAD)
+            if x is BAD:
+                errors.append(FieldError('on', 'payload', 'invalid bool'))
+                x = False
+            f4 = x
     else:
-        l = bv.get('on')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f4 = True
-    else:
-        x = (bool_text(v) if t else (v if type(v) is bool else BAD))
-        if x is BAD:
-            errors.append(FieldError('on', o, 'invalid bool'))
-            x = False
-        f4 = x
+        l = q.get('on')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('on')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f4 = True
+        else:
+            x = bool_text(v)
+            if x is BAD:
+                errors.append(FieldError('on', o, 'invalid bool'))
+                x = False
+            f4 = x
     # ratio: input 'ratio'
-    l = q.get('ratio')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'ratio' not in q:
         v = bv.get('ratio')
-        t = False
-        o = 'payload'
+        if v is None:
+            f5 = 0.25
+        else:
+            x = float_json(v)
+            if x is BAD:
+                errors.append(FieldError('ratio', 'payload', 'invalid float'))
+                x = 0.0
+            f5 = x
     else:
-        l = bv.get('ratio')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f5 = 0.25
-    else:
-        x = (float_text(v) if t else float_json(v))
-        if x is BAD:
-            errors.append(FieldError('ratio', o, 'invalid float'))
-            x = 0.0
-        f5 = x
+        l = q.get('ratio')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('ratio')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f5 = 0.25
+        else:
+            x = float_text(v)
+            if x is BAD:
+                errors.append(FieldError('ratio', o, 'invalid float'))
+                x = 0.0
+            f5 = x
     # outside: input 'outside'
-    l = q.get('outside')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'outside' not in q:
         v = bv.get('outside')
-        t = False
-        o = 'payload'
+        if v is None:
+            f6 = 'z'
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('outside', 'payload', 'invalid string'))
+                x = ""
+            elif x not in _E18:
+                errors.append(FieldError('outside', 'payload', 'must be one of: a, b'))
+            f6 = x
     else:
-        l = bv.get('outside')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f6 = 'z'
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('outside', o, 'invalid string'))
-            x = ""
-        elif x not in _E14:
-            errors.append(FieldError('outside', o, 'must be one of: a, b'))
-        f6 = x
+        l = q.get('outside')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('outside')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f6 = 'z'
+        else:
+            x = v
+            if x not in _E18:
+                errors.append(FieldError('outside', o, 'must be one of: a, b'))
+            f6 = x
     # num: input 'num'
-    l = q.get('num')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'num' not in q:
         v = bv.get('num')
-        t = False
-        o = 'payload'
+        if v is None:
+            f7 = 0
+        else:
+            x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+            if x is BAD:
+                errors.append(FieldError('num', 'payload', 'invalid int'))
+                x = 0
+            elif x not in _E19:
+                errors.append(FieldError('num', 'payload', 'must be one of: 1, 2, 3'))
+            f7 = x
     else:
-        l = bv.get('num')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f7 = 0
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('num', o, 'invalid int'))
-            x = 0
-        elif x not in _E15:
-            errors.append(FieldError('num', o, 'must be one of: 1, 2, 3'))
-        f7 = x
+        l = q.get('num')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('num')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f7 = 0
+        else:
+            x = int_text(v)
+            if x is BAD:
+                errors.append(FieldError('num', o, 'invalid int'))
+                x = 0
+            elif x not in _E19:
+                errors.append(FieldError('num', o, 'must be one of: 1, 2, 3'))
+            f7 = x
     # maybe: input 'maybe'
-    l = q.get('maybe')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'maybe' not in q:
         v = bv.get('maybe')
-        t = False
-        o = 'payload'
+        if v is None:
+            f8 = 7
+        else:
+            x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+            if x is BAD:
+                errors.append(FieldError('maybe', 'payload', 'invalid int'))
+                x = 0
+            f8 = x
     else:
-        l = bv.get('maybe')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f8 = 7
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('maybe', o, 'invalid int'))
-            x = 0
-        f8 = x
+        l = q.get('maybe')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('maybe')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f8 = 7
+        else:
+            x = int_text(v)
+            if x is BAD:
+                errors.append(FieldError('maybe', o, 'invalid int'))
+                x = 0
+            f8 = x
     if errors:
         raise BindError(errors)
     return _T9(f0, f1, f2, f3, f4, f5, f6, f7, f8)
@@ -1508,7 +1871,7 @@ async def _bind9(request):
         f0 = ""
     else:
         x = v
-        if x not in _E17:
+        if x not in _E21:
             errors.append(FieldError('colour', 'query', 'must be one of: red, green'))
         f0 = x
     if errors:
@@ -1561,28 +1924,30 @@ async def _bind11(request):
     bv = body.values
     typed = body.kind == JSON
     # label: input 'label'
-    l = q.get('label')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'label' not in q:
         v = bv.get('label')
-        t = False
-        o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('label', 'payload', 'invalid string'))
+                x = ""
+            f0 = x
     else:
-        l = bv.get('label')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f0 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('label', o, 'invalid string'))
-            x = ""
-        f0 = x
+        l = q.get('label')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('label')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            f0 = x
     # child: input 'child'
     if typed:
         v = bv.get('child')
@@ -1612,9 +1977,11 @@ async def _bind12(request):
     q = query_of(request)
     h = request.scope['headers']
     pp = request.path_params
-    body = await read_body(request, False)
-    bv = body.values
-    typed = body.kind == JSON
+    jb = await typed_json(request, _D12) if _I25.isdisjoint(q) else None
+    if jb is None:
+        body = await read_body(request, False)
+        bv = body.values
+        typed = body.kind == JSON
     # user: path 'user'
     v = pp.get('user')
     if v is None:
@@ -1623,150 +1990,199 @@ async def _bind12(request):
         x = v
         f0 = x
     # nickname: input 'nickname'
-    l = q.get('nickname')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('nickname')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f1 = jb.a0
     else:
-        l = bv.get('nickname')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('nickname', 'input', 'required'))
-        f1 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('nickname', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('nickname', o, 'required'))
-        elif len(x) < 2:
-            errors.append(FieldError('nickname', o, 'length must be >= 2'))
-        elif len(x) > 20:
-            errors.append(FieldError('nickname', o, 'length must be <= 20'))
-        f1 = x
-    # age: input 'age'
-    l = q.get('age')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('age')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('age')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f2 = 0
-    else:
-        x = (int_text(v) if t else (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v)))
-        if x is BAD:
-            errors.append(FieldError('age', o, 'invalid int'))
-            x = 0
-        elif x < 0.0:
-            errors.append(FieldError('age', o, 'must be >= 0'))
-        elif x > 150.0:
-            errors.append(FieldError('age', o, 'must be <= 150'))
-        f2 = x
-    # score: input 'score'
-    l = q.get('score')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('score')
-        t = False
-        o = 'payload'
-    else:
-        l = bv.get('score')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f3 = 0.0
-    else:
-        x = (float_text(v) if t else float_json(v))
-        if x is BAD:
-            errors.append(FieldError('score', o, 'invalid float'))
-            x = 0.0
-        elif x < 0.0:
-            errors.append(FieldError('score', o, 'must be >= 0'))
-        elif x > 1.0:
-            errors.append(FieldError('score', o, 'must be <= 1'))
-        f3 = x
-    # langs: input 'langs'
-    if typed:
-        v = bv.get('langs')
-        if v is None:
-            errors.append(FieldError('langs', 'payload', 'required'))
-            f4 = []
+        if typed and 'nickname' not in q:
+            v = bv.get('nickname')
+            if v is None:
+                errors.append(FieldError('nickname', 'input', 'required'))
+                f1 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('nickname', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('nickname', 'payload', 'required'))
+                elif len(x) < 2:
+                    errors.append(FieldError('nickname', 'payload', 'length must be >= 2'))
+                elif len(x) > 20:
+                    errors.append(FieldError('nickname', 'payload', 'length must be <= 20'))
+                f1 = x
         else:
-            x = _c0(v, 'langs', 'payload', errors)
-            if x is not BAD and not x:
+            l = q.get('nickname')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('nickname')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('nickname', 'input', 'required'))
+                f1 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('nickname', o, 'required'))
+                elif len(x) < 2:
+                    errors.append(FieldError('nickname', o, 'length must be >= 2'))
+                elif len(x) > 20:
+                    errors.append(FieldError('nickname', o, 'length must be <= 20'))
+                f1 = x
+    # age: input 'age'
+    if jb is not None:
+        f2 = jb.a1
+    else:
+        if typed and 'age' not in q:
+            v = bv.get('age')
+            if v is None:
+                f2 = 0
+            else:
+                x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+                if x is BAD:
+                    errors.append(FieldError('age', 'payload', 'invalid int'))
+                    x = 0
+                elif x < 0:
+                    errors.append(FieldError('age', 'payload', 'must be >= 0'))
+                elif x > 150:
+                    errors.append(FieldError('age', 'payload', 'must be <= 150'))
+                f2 = x
+        else:
+            l = q.get('age')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('age')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f2 = 0
+            else:
+                x = int_text(v)
+                if x is BAD:
+                    errors.append(FieldError('age', o, 'invalid int'))
+                    x = 0
+                elif x < 0:
+                    errors.append(FieldError('age', o, 'must be >= 0'))
+                elif x > 150:
+                    errors.append(FieldError('age', o, 'must be <= 150'))
+                f2 = x
+    # score: input 'score'
+    if jb is not None:
+        f3 = jb.a2
+    else:
+        if typed and 'score' not in q:
+            v = bv.get('score')
+            if v is None:
+                f3 = 0.0
+            else:
+                x = float_json(v)
+                if x is BAD:
+                    errors.append(FieldError('score', 'payload', 'invalid float'))
+                    x = 0.0
+                elif x < 0.0:
+                    errors.append(FieldError('score', 'payload', 'must be >= 0'))
+                elif x > 1.0:
+                    errors.append(FieldError('score', 'payload', 'must be <= 1'))
+                f3 = x
+        else:
+            l = q.get('score')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('score')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f3 = 0.0
+            else:
+                x = float_text(v)
+                if x is BAD:
+                    errors.append(FieldError('score', o, 'invalid float'))
+                    x = 0.0
+                elif x < 0.0:
+                    errors.append(FieldError('score', o, 'must be >= 0'))
+                elif x > 1.0:
+                    errors.append(FieldError('score', o, 'must be <= 1'))
+                f3 = x
+    # langs: input 'langs'
+    if jb is not None:
+        f4 = jb.a3
+    else:
+        if typed:
+            v = bv.get('langs')
+            if v is None:
+                errors.append(FieldError('langs', 'payload', 'required'))
+                f4 = []
+            else:
+                x = _c0(v, 'langs', 'payload', errors)
+                if x is not BAD and not x:
+                    errors.append(FieldError('langs', 'payload', 'required'))
+                f4 = x
+        else:
+            l = bv.get('langs')
+            x = [s for s in l if s] if l else []
+            if not x:
                 errors.append(FieldError('langs', 'payload', 'required'))
             f4 = x
-    else:
-        l = bv.get('langs')
-        x = [s for s in l if s] if l else []
-        if not x:
-            errors.append(FieldError('langs', 'payload', 'required'))
-        f4 = x
     # home: input 'home'
-    if typed:
-        v = bv.get('home')
-        if v is None:
-            f5 = None
-        else:
-            x = _s0(v, 'home' + '.', 'payload', errors) if type(v) is dict else BAD
-            if x is BAD:
-                errors.append(FieldError('home', 'payload', 'invalid object'))
-            f5 = x
+    if jb is not None:
+        f5 = (None if jb.a4 is None else _Y0(jb.a4))
     else:
-        v = None
-        if v is None:
-            f5 = None
+        if typed:
+            v = bv.get('home')
+            if v is None:
+                f5 = None
+            else:
+                x = _s0(v, 'home' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('home', 'payload', 'invalid object'))
+                f5 = x
         else:
-            x = _s0(v, 'home' + '.', 'payload', errors) if type(v) is dict else BAD
-            if x is BAD:
-                errors.append(FieldError('home', 'payload', 'invalid object'))
-            f5 = x
+            v = None
+            if v is None:
+                f5 = None
+            else:
+                x = _s0(v, 'home' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('home', 'payload', 'invalid object'))
+                f5 = x
     # visibility: input 'visibility'
-    l = q.get('visibility')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
-        v = bv.get('visibility')
-        t = False
-        o = 'payload'
+    if jb is not None:
+        f6 = jb.a5
     else:
-        l = bv.get('visibility')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f6 = 'public'
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('visibility', o, 'invalid string'))
-            x = ""
-        elif x not in _E21:
-            errors.append(FieldError('visibility', o, 'must be one of: public, private'))
-        f6 = x
+        if typed and 'visibility' not in q:
+            v = bv.get('visibility')
+            if v is None:
+                f6 = 'public'
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('visibility', 'payload', 'invalid string'))
+                    x = ""
+                elif x not in _E26:
+                    errors.append(FieldError('visibility', 'payload', 'must be one of: public, private'))
+                f6 = x
+        else:
+            l = q.get('visibility')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('visibility')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f6 = 'public'
+            else:
+                x = v
+                if x not in _E26:
+                    errors.append(FieldError('visibility', o, 'must be one of: public, private'))
+                f6 = x
     # trace: header 'X-Trace'
     l = header_values(h, b'x-trace')
     if l is not None and len(l) > 1:
@@ -1810,6 +2226,652 @@ async def _bind13(request):
     return _T14(f0, f1)
 
 
+async def _bind14(request):
+    errors = []
+    q = query_of(request)
+    jb = await typed_json(request, _D14) if _I29.isdisjoint(q) else None
+    if jb is not None and ((jb.a3 and not is_email(jb.a3)) or (not is_date(jb.a4))):
+        jb = None
+    if jb is None:
+        body = await read_body(request, False)
+        bv = body.values
+        typed = body.kind == JSON
+    # name: input 'name'
+    if jb is not None:
+        f0 = jb.a0
+    else:
+        if typed and 'name' not in q:
+            v = bv.get('name')
+            if v is None:
+                errors.append(FieldError('name', 'input', 'required'))
+                f0 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('name', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('name', 'payload', 'required'))
+                elif len(x) < 2:
+                    errors.append(FieldError('name', 'payload', 'length must be >= 2'))
+                elif len(x) > 8:
+                    errors.append(FieldError('name', 'payload', 'length must be <= 8'))
+                f0 = x
+        else:
+            l = q.get('name')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('name')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('name', 'input', 'required'))
+                f0 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('name', o, 'required'))
+                elif len(x) < 2:
+                    errors.append(FieldError('name', o, 'length must be >= 2'))
+                elif len(x) > 8:
+                    errors.append(FieldError('name', o, 'length must be <= 8'))
+                f0 = x
+    # code: input 'code'
+    if jb is not None:
+        f1 = jb.a1
+    else:
+        if typed and 'code' not in q:
+            v = bv.get('code')
+            if v is None:
+                f1 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('code', 'payload', 'invalid string'))
+                    x = ""
+                elif x and _P1.search(x) is None:
+                    errors.append(FieldError('code', 'payload', 'must match pattern'))
+                f1 = x
+        else:
+            l = q.get('code')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('code')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f1 = ""
+            else:
+                x = v
+                if x and _P1.search(x) is None:
+                    errors.append(FieldError('code', o, 'must match pattern'))
+                f1 = x
+    # exact: input 'exact'
+    if jb is not None:
+        f2 = jb.a2
+    else:
+        if typed and 'exact' not in q:
+            v = bv.get('exact')
+            if v is None:
+                f2 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('exact', 'payload', 'invalid string'))
+                    x = ""
+                elif len(x) != 3:
+                    errors.append(FieldError('exact', 'payload', 'length must be 3'))
+                f2 = x
+        else:
+            l = q.get('exact')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('exact')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f2 = ""
+            else:
+                x = v
+                if len(x) != 3:
+                    errors.append(FieldError('exact', o, 'length must be 3'))
+                f2 = x
+    # email: input 'email'
+    if jb is not None:
+        f3 = jb.a3
+    else:
+        if typed and 'email' not in q:
+            v = bv.get('email')
+            if v is None:
+                f3 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('email', 'payload', 'invalid string'))
+                    x = ""
+                elif x and not is_email(x):
+                    errors.append(FieldError('email', 'payload', 'must be a valid email'))
+                f3 = x
+        else:
+            l = q.get('email')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('email')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f3 = ""
+            else:
+                x = v
+                if x and not is_email(x):
+                    errors.append(FieldError('email', o, 'must be a valid email'))
+                f3 = x
+    # day: input 'day'
+    if jb is not None:
+        f4 = jb.a4
+    else:
+        if typed and 'day' not in q:
+            v = bv.get('day')
+            if v is None:
+                errors.append(FieldError('day', 'input', 'required'))
+                f4 = ""
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('day', 'payload', 'invalid string'))
+                    x = ""
+                elif not x:
+                    errors.append(FieldError('day', 'payload', 'required'))
+                elif not is_date(x):
+                    errors.append(FieldError('day', 'payload', 'must be a valid date'))
+                f4 = x
+        else:
+            l = q.get('day')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('day')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                errors.append(FieldError('day', 'input', 'required'))
+                f4 = ""
+            else:
+                x = v
+                if not x:
+                    errors.append(FieldError('day', o, 'required'))
+                elif not is_date(x):
+                    errors.append(FieldError('day', o, 'must be a valid date'))
+                f4 = x
+    # count: input 'count'
+    if jb is not None:
+        f5 = jb.a5
+    else:
+        if typed and 'count' not in q:
+            v = bv.get('count')
+            if v is None:
+                f5 = 0
+            else:
+                x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+                if x is BAD:
+                    errors.append(FieldError('count', 'payload', 'invalid int'))
+                    x = 0
+                elif x < -5:
+                    errors.append(FieldError('count', 'payload', 'must be >= -5'))
+                elif x > 5:
+                    errors.append(FieldError('count', 'payload', 'must be <= 5'))
+                f5 = x
+        else:
+            l = q.get('count')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('count')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f5 = 0
+            else:
+                x = int_text(v)
+                if x is BAD:
+                    errors.append(FieldError('count', o, 'invalid int'))
+                    x = 0
+                elif x < -5:
+                    errors.append(FieldError('count', o, 'must be >= -5'))
+                elif x > 5:
+                    errors.append(FieldError('count', o, 'must be <= 5'))
+                f5 = x
+    # big: input 'big'
+    if jb is not None:
+        f6 = jb.a6
+    else:
+        if typed and 'big' not in q:
+            v = bv.get('big')
+            if v is None:
+                f6 = 0
+            else:
+                x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+                if x is BAD:
+                    errors.append(FieldError('big', 'payload', 'invalid int'))
+                    x = 0
+                f6 = x
+        else:
+            l = q.get('big')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('big')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f6 = 0
+            else:
+                x = int_text(v)
+                if x is BAD:
+                    errors.append(FieldError('big', o, 'invalid int'))
+                    x = 0
+                f6 = x
+    # ratio: input 'ratio'
+    if jb is not None:
+        f7 = jb.a7
+    else:
+        if typed and 'ratio' not in q:
+            v = bv.get('ratio')
+            if v is None:
+                f7 = 0.0
+            else:
+                x = float_json(v)
+                if x is BAD:
+                    errors.append(FieldError('ratio', 'payload', 'invalid float'))
+                    x = 0.0
+                elif x < -1.5:
+                    errors.append(FieldError('ratio', 'payload', 'must be >= -1.5'))
+                elif x > 2.5:
+                    errors.append(FieldError('ratio', 'payload', 'must be <= 2.5'))
+                f7 = x
+        else:
+            l = q.get('ratio')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('ratio')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f7 = 0.0
+            else:
+                x = float_text(v)
+                if x is BAD:
+                    errors.append(FieldError('ratio', o, 'invalid float'))
+                    x = 0.0
+                elif x < -1.5:
+                    errors.append(FieldError('ratio', o, 'must be >= -1.5'))
+                elif x > 2.5:
+                    errors.append(FieldError('ratio', o, 'must be <= 2.5'))
+                f7 = x
+    # free: input 'free'
+    if jb is not None:
+        f8 = jb.a8
+    else:
+        if typed and 'free' not in q:
+            v = bv.get('free')
+            if v is None:
+                f8 = 0.0
+            else:
+                x = float_json(v)
+                if x is BAD:
+                    errors.append(FieldError('free', 'payload', 'invalid float'))
+                    x = 0.0
+                f8 = x
+        else:
+            l = q.get('free')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('free')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f8 = 0.0
+            else:
+                x = float_text(v)
+                if x is BAD:
+                    errors.append(FieldError('free', o, 'invalid float'))
+                    x = 0.0
+                f8 = x
+    # flag: input 'flag'
+    if jb is not None:
+        f9 = jb.a9
+    else:
+        if typed and 'flag' not in q:
+            v = bv.get('flag')
+            if v is None:
+                f9 = False
+            else:
+                x = (v if type(v) is bool else BAD)
+                if x is BAD:
+                    errors.append(FieldError('flag', 'payload', 'invalid bool'))
+                    x = False
+                f9 = x
+        else:
+            l = q.get('flag')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('flag')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f9 = False
+            else:
+                x = bool_text(v)
+                if x is BAD:
+                    errors.append(FieldError('flag', o, 'invalid bool'))
+                    x = False
+                f9 = x
+    # level: input 'level'
+    if jb is not None:
+        f10 = jb.a10
+    else:
+        if typed and 'level' not in q:
+            v = bv.get('level')
+            if v is None:
+                f10 = 'low'
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('level', 'payload', 'invalid string'))
+                    x = ""
+                elif x not in _E31:
+                    errors.append(FieldError('level', 'payload', 'must be one of: low, high'))
+                f10 = x
+        else:
+            l = q.get('level')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('level')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f10 = 'low'
+            else:
+                x = v
+                if x not in _E31:
+                    errors.append(FieldError('level', o, 'must be one of: low, high'))
+                f10 = x
+    # limit: input 'limit'
+    if jb is not None:
+        f11 = jb.a11
+    else:
+        if typed and 'limit' not in q:
+            v = bv.get('limit')
+            if v is None:
+                f11 = -1
+            else:
+                x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+                if x is BAD:
+                    errors.append(FieldError('limit', 'payload', 'invalid int'))
+                    x = 0
+                elif x < 1:
+                    errors.append(FieldError('limit', 'payload', 'must be >= 1'))
+                f11 = x
+        else:
+            l = q.get('limit')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('limit')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f11 = -1
+            else:
+                x = int_text(v)
+                if x is BAD:
+                    errors.append(FieldError('limit', o, 'invalid int'))
+                    x = 0
+                elif x < 1:
+                    errors.append(FieldError('limit', o, 'must be >= 1'))
+                f11 = x
+    # maybe: input 'maybe'
+    if jb is not None:
+        f12 = jb.a12
+    else:
+        if typed and 'maybe' not in q:
+            v = bv.get('maybe')
+            if v is None:
+                f12 = None
+            else:
+                x = (v if type(v) is int and -9223372036854775808 <= v <= 9223372036854775807 else int_json(v))
+                if x is BAD:
+                    errors.append(FieldError('maybe', 'payload', 'invalid int'))
+                    x = 0
+                f12 = x
+        else:
+            l = q.get('maybe')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('maybe')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None or v == '':
+                f12 = None
+            else:
+                x = int_text(v)
+                if x is BAD:
+                    errors.append(FieldError('maybe', o, 'invalid int'))
+                    x = 0
+                f12 = x
+    # note: input 'note'
+    if jb is not None:
+        f13 = jb.a13
+    else:
+        if typed and 'note' not in q:
+            v = bv.get('note')
+            if v is None:
+                f13 = None
+            else:
+                x = v
+                if type(x) is not str:
+                    errors.append(FieldError('note', 'payload', 'invalid string'))
+                    x = ""
+                f13 = x
+        else:
+            l = q.get('note')
+            if l:
+                v = l[0]
+                o = 'query'
+            else:
+                l = bv.get('note')
+                v = l[0] if l else None
+                o = 'payload'
+            if v is None:
+                f13 = None
+            else:
+                x = v
+                f13 = x
+    # tags: input 'tags'
+    if jb is not None:
+        f14 = jb.a14
+    else:
+        if typed:
+            v = bv.get('tags')
+            if v is None:
+                errors.append(FieldError('tags', 'payload', 'required'))
+                f14 = []
+            else:
+                x = _c0(v, 'tags', 'payload', errors)
+                if x is not BAD and not x:
+                    errors.append(FieldError('tags', 'payload', 'required'))
+                f14 = x
+        else:
+            l = bv.get('tags')
+            x = [s for s in l if s] if l else []
+            if not x:
+                errors.append(FieldError('tags', 'payload', 'required'))
+            f14 = x
+    # nums: input 'nums'
+    if jb is not None:
+        f15 = jb.a15
+    else:
+        if typed:
+            v = bv.get('nums')
+            if v is None:
+                f15 = []
+            else:
+                x = _c4(v, 'nums', 'payload', errors)
+                f15 = x
+        else:
+            l = bv.get('nums')
+            x = []
+            if l:
+                for j, s in enumerate([s for s in l if s]):
+                    y = int_text(s)
+                    if y is BAD:
+                        errors.append(FieldError('nums' + f'[{j}]', 'payload', 'invalid int'))
+                    else:
+                        x.append(y)
+            f15 = x
+    # scores: input 'scores'
+    if jb is not None:
+        f16 = jb.a16
+    else:
+        if typed:
+            v = bv.get('scores')
+            if v is None:
+                f16 = {}
+            else:
+                x = _c7(v, 'scores', 'payload', errors)
+                f16 = x
+        else:
+            v = None
+            if v is None:
+                f16 = {}
+            else:
+                x = _c7(v, 'scores', 'payload', errors)
+                f16 = x
+    # head: input 'head'
+    if jb is not None:
+        f17 = _Y0(jb.a17)
+    else:
+        if typed:
+            v = bv.get('head')
+            if v is None:
+                f17 = _s0({}, 'head' + '.', 'payload', errors)
+            else:
+                x = _s0(v, 'head' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('head', 'payload', 'invalid object'))
+                f17 = x
+        else:
+            v = None
+            if v is None:
+                f17 = _s0({}, 'head' + '.', 'payload', errors)
+            else:
+                x = _s0(v, 'head' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('head', 'payload', 'invalid object'))
+                f17 = x
+    # lines: input 'lines'
+    if jb is not None:
+        f18 = [_Y0(w0) for w0 in jb.a18]
+    else:
+        if typed:
+            v = bv.get('lines')
+            if v is None:
+                f18 = []
+            else:
+                x = _c1(v, 'lines', 'payload', errors)
+                f18 = x
+        else:
+            v = None
+            if v is None:
+                f18 = []
+            else:
+                x = _c1(v, 'lines', 'payload', errors)
+                f18 = x
+    # by_name: input 'byName'
+    if jb is not None:
+        f19 = {k0: _Y0(w0) for k0, w0 in jb.a19.items()}
+    else:
+        if typed:
+            v = bv.get('byName')
+            if v is None:
+                f19 = {}
+            else:
+                x = _c2(v, 'byName', 'payload', errors)
+                f19 = x
+        else:
+            v = None
+            if v is None:
+                f19 = {}
+            else:
+                x = _c2(v, 'byName', 'payload', errors)
+                f19 = x
+    # opt_line: input 'optLine'
+    if jb is not None:
+        f20 = (None if jb.a20 is None else _Y0(jb.a20))
+    else:
+        if typed:
+            v = bv.get('optLine')
+            if v is None:
+                f20 = None
+            else:
+                x = _s0(v, 'optLine' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('optLine', 'payload', 'invalid object'))
+                f20 = x
+        else:
+            v = None
+            if v is None:
+                f20 = None
+            else:
+                x = _s0(v, 'optLine' + '.', 'payload', errors) if type(v) is dict else BAD
+                if x is BAD:
+                    errors.append(FieldError('optLine', 'payload', 'invalid object'))
+                f20 = x
+    # grid: input 'grid'
+    if jb is not None:
+        f21 = jb.a21
+    else:
+        if typed:
+            v = bv.get('grid')
+            if v is None:
+                f21 = []
+            else:
+                x = _c3(v, 'grid', 'payload', errors)
+                f21 = x
+        else:
+            v = None
+            if v is None:
+                f21 = []
+            else:
+                x = _c3(v, 'grid', 'payload', errors)
+                f21 = x
+    if errors:
+        raise BindError(errors)
+    return _T15(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21)
+
+
 register(_T0, _bind0, 'c3468c01cc0bf921')
 register(_T1, _bind1, '540f2703065459f2')
 register(_T2, _bind2, 'bbc067eff433c1c7')
@@ -1824,6 +2886,7 @@ register(_T11, _bind10, 'd3b89e5a1c037932')
 register(_T12, _bind11, 'a0b938ff7dc292c9')
 register(_T13, _bind12, '0d1ab2823a10bf10', _T4)
 register(_T14, _bind13, '45eb99e4b2a27b89')
+register(_T15, _bind14, '50a4c55809747908', _T4)
 
 register_openapi(
     {'binding.bindapp.handlers:anything': {'body': None,
@@ -2304,7 +3367,105 @@ register_openapi(
                                          'parameters': [],
                                          'rejects': True,
                                          'type': 'binding.bindapp.models.Upload',
-                                         'validation': False}},
+                                         'validation': False},
+     'binding.bindapp.handlers:wide': {'body': {'input': ['name',
+                                                          'code',
+                                                          'exact',
+                                                          'email',
+                                                          'day',
+                                                          'count',
+                                                          'big',
+                                                          'ratio',
+                                                          'free',
+                                                          'flag',
+                                                          'level',
+                                                          'limit',
+                                                          'maybe',
+                                                          'note'],
+                                                'media': ['application/json'],
+                                                'required': True,
+                                                'schema': {'$ref': '#/components/schemas/binding.bindapp.models.Wide'}},
+                                       'deprecated': False,
+                                       'input_parameters': [{'in': 'query',
+                                                             'name': 'name',
+                                                             'required': True,
+                                                             'schema': {'maxLength': 8,
+                                                                        'minLength': 2,
+                                                                        'type': 'string'}},
+                                                            {'in': 'query',
+                                                             'name': 'code',
+                                                             'required': False,
+                                                             'schema': {'pattern': '^[a-z]+[0-9]$',
+                                                                        'type': 'string'}},
+                                                            {'in': 'query',
+                                                             'name': 'exact',
+                                                             'required': False,
+                                                             'schema': {'maxLength': 3,
+                                                                        'minLength': 3,
+                                                                        'type': 'string'}},
+                                                            {'in': 'query',
+                                                             'name': 'email',
+                                                             'required': False,
+                                                             'schema': {'format': 'email', 'type': 'string'}},
+                                                            {'in': 'query',
+                                                             'name': 'day',
+                                                             'required': True,
+                                                             'schema': {'format': 'date',
+                                                                        'minLength': 1,
+                                                                        'type': 'string'}},
+                                                            {'in': 'query',
+                                                             'name': 'count',
+                                                             'required': False,
+                                                             'schema': {'format': 'int64',
+                                                                        'maximum': 5,
+                                                                        'minimum': -5,
+                                                                        'type': 'integer'}},
+                                                            {'in': 'query',
+                                                             'name': 'big',
+                                                             'required': False,
+                                                             'schema': {'format': 'int64', 'type': 'integer'}},
+                                                            {'in': 'query',
+                                                             'name': 'ratio',
+                                                             'required': False,
+                                                             'schema': {'maximum': 2.5,
+                                                                        'minimum': -1.5,
+                                                                        'type': 'number'}},
+                                                            {'in': 'query',
+                                                             'name': 'free',
+                                                             'required': False,
+                                                             'schema': {'type': 'number'}},
+                                                            {'in': 'query',
+                                                             'name': 'flag',
+                                                             'required': False,
+                                                             'schema': {'type': 'boolean'}},
+                                                            {'in': 'query',
+                                                             'name': 'level',
+                                                             'required': False,
+                                                             'schema': {'default': 'low',
+                                                                        'enum': ['low', 'high'],
+                                                                        'type': 'string'}},
+                                                            {'in': 'query',
+                                                             'name': 'limit',
+                                                             'required': False,
+                                                             'schema': {'format': 'int64',
+                                                                        'minimum': 1,
+                                                                        'type': 'integer',
+                                                                        'x-fw-default': -1}},
+                                                            {'in': 'query',
+                                                             'name': 'maybe',
+                                                             'required': False,
+                                                             'schema': {'format': 'int64',
+                                                                        'type': ['integer', 'null']}},
+                                                            {'in': 'query',
+                                                             'name': 'note',
+                                                             'required': False,
+                                                             'schema': {'type': ['string', 'null']}}],
+                                       'parameters': [],
+                                       'rejects': True,
+                                       'summary': 'Every rule and type the fast JSON path checks itself, in one '
+                                                  'body.',
+                                       'type': 'binding.bindapp.models.Wide',
+                                       'validation': True}},
     {'binding.bindapp.models.Defaults': {'properties': {'empty': {'default': '', 'type': 'string'},
                                                         'level': {'format': 'int64',
                                                                   'minimum': 1,
@@ -2429,5 +3590,49 @@ register_openapi(
                                                               'type': ['string', 'null']},
                                                       'raw': {'contentEncoding': 'base64', 'type': 'string'},
                                                       'title': {'type': 'string'}},
-                                       'type': 'object'}},
+                                       'type': 'object'},
+     'binding.bindapp.models.Wide': {'description': 'Every rule and type the fast JSON path checks itself, in '
+                                                    'one body.',
+                                     'properties': {'big': {'format': 'int64', 'type': 'integer'},
+                                                    'byName': {'additionalProperties': {'$ref': '#/components/schemas/binding.bindapp.models.Line'},
+                                                               'type': 'object'},
+                                                    'code': {'pattern': '^[a-z]+[0-9]$', 'type': 'string'},
+                                                    'count': {'format': 'int64',
+                                                              'maximum': 5,
+                                                              'minimum': -5,
+                                                              'type': 'integer'},
+                                                    'day': {'format': 'date', 'minLength': 1, 'type': 'string'},
+                                                    'email': {'format': 'email', 'type': 'string'},
+                                                    'exact': {'maxLength': 3, 'minLength': 3, 'type': 'string'},
+                                                    'flag': {'type': 'boolean'},
+                                                    'free': {'type': 'number'},
+                                                    'grid': {'items': {'items': {'format': 'int64',
+                                                                                 'type': 'integer'},
+                                                                       'type': 'array'},
+                                                             'type': 'array'},
+                                                    'head': {'$ref': '#/components/schemas/binding.bindapp.models.Line'},
+                                                    'level': {'default': 'low',
+                                                              'enum': ['low', 'high'],
+                                                              'type': 'string'},
+                                                    'limit': {'format': 'int64',
+                                                              'minimum': 1,
+                                                              'type': 'integer',
+                                                              'x-fw-default': -1},
+                                                    'lines': {'items': {'$ref': '#/components/schemas/binding.bindapp.models.Line'},
+                                                              'type': 'array'},
+                                                    'maybe': {'format': 'int64', 'type': ['integer', 'null']},
+                                                    'name': {'maxLength': 8, 'minLength': 2, 'type': 'string'},
+                                                    'note': {'type': ['string', 'null']},
+                                                    'nums': {'items': {'format': 'int64', 'type': 'integer'},
+                                                             'type': 'array'},
+                                                    'optLine': {'anyOf': [{'$ref': '#/components/schemas/binding.bindapp.models.Line'},
+                                                                          {'type': 'null'}]},
+                                                    'ratio': {'maximum': 2.5, 'minimum': -1.5, 'type': 'number'},
+                                                    'scores': {'additionalProperties': {'type': 'number'},
+                                                               'type': 'object'},
+                                                    'tags': {'items': {'type': 'string'},
+                                                             'minItems': 1,
+                                                             'type': 'array'}},
+                                     'required': ['name', 'day', 'tags', 'head'],
+                                     'type': 'object'}},
 )

@@ -23,6 +23,7 @@ from .models import (
     Sources,
     Tree,
     Upload,
+    Wide,
 )
 
 app = fw.App()
@@ -118,6 +119,11 @@ async def greeting(request: fw.Request) -> fw.Response:
 @app.route("/anything/{rest...}")
 async def anything(request: fw.Request) -> fw.Response:
     return fw.JSONResponse(echo(await fw.parse(EnumOnly, request)))
+
+
+@app.route("POST /wide")
+async def wide(request: fw.Request) -> fw.Response:
+    return fw.JSONResponse(echo(await fw.parse(Wide, request)))
 
 
 @app.route("GET /untyped")

@@ -166,3 +166,31 @@ class Greeting:
 
     name: Annotated[str, fw.query("name")]
     org: Annotated[str, fw.path("org")]
+
+
+@dataclass
+class Wide:
+    """Every rule and type the fast JSON path checks itself, in one body."""
+
+    name: Annotated[str, fw.check("required,minlen=2,maxlen=8")]
+    code: Annotated[str, fw.check("pattern=^[a-z]+[0-9]$")]
+    exact: Annotated[str, fw.check("len=3")]
+    email: Annotated[str, fw.check("email")]
+    day: Annotated[str, fw.check("required,date")]
+    count: Annotated[int, fw.check("min=-5,max=5")]
+    big: int
+    ratio: Annotated[float, fw.check("min=-1.5,max=2.5")]
+    free: float
+    flag: bool
+    level: Annotated[str, fw.enum("low,high"), fw.default("low")]
+    limit: Annotated[int, fw.check("min=1"), fw.default("-1")]
+    maybe: int | None
+    note: str | None
+    tags: Annotated[list[str], fw.check("required")]
+    nums: list[int]
+    scores: dict[str, float]
+    head: Line
+    lines: list[Line]
+    by_name: dict[str, Line]
+    opt_line: Line | None
+    grid: list[list[int]]

@@ -6,7 +6,7 @@
 import re
 
 import binding.cborapp.handlers as _m0
-from fw.binding.body import CBOR, JSON, read_body
+from fw.binding.body import CBOR, JSON, read_body, typed_json
 from fw.binding.registry import register, register_openapi
 from fw.binding.values import (
     BAD, bool_json, bool_text, bytes_json, bytes_text, cookies_of, float_json, float_text,
@@ -18,6 +18,7 @@ from fw.problems import BindError, FieldError
 _T0 = _m0.Shape
 _T1 = _m0.Point
 _T2 = _m0.Node
+
 
 
 def _s0(obj, path, loc, errors):
@@ -49,8 +50,7 @@ def _c0(v, path, loc, errors):
     out = []
     for j, w in enumerate(v):
         if type(w) is dict:
-            x = _s0(w, f'{path}[{j}]' + '.', loc, errors)
-            out.append(x)
+            out.append(_s0(w, f'{path}[{j}].', loc, errors))
         else:
             errors.append(FieldError(f'{path}[{j}]', loc, 'invalid object'))
     return out
@@ -61,8 +61,8 @@ def _s1(obj, path, loc, errors):
     if v is None:
         f0 = ""
     else:
-        x = (v if type(v) is str else BAD)
-        if x is BAD:
+        x = v
+        if type(x) is not str:
             errors.append(FieldError(path + 'label', loc, 'invalid string'))
             x = ""
         f0 = x
@@ -84,54 +84,64 @@ async def _bind0(request):
     bv = body.values
     typed = body.kind == JSON or body.kind == CBOR
     # name: input 'name'
-    l = q.get('name')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'name' not in q:
         v = bv.get('name')
-        t = False
-        o = 'payload'
+        if v is None:
+            errors.append(FieldError('name', 'input', 'required'))
+            f0 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('name', 'payload', 'invalid string'))
+                x = ""
+            elif not x:
+                errors.append(FieldError('name', 'payload', 'required'))
+            f0 = x
     else:
-        l = bv.get('name')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        errors.append(FieldError('name', 'input', 'required'))
-        f0 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('name', o, 'invalid string'))
-            x = ""
-        elif not x:
-            errors.append(FieldError('name', o, 'required'))
-        f0 = x
+        l = q.get('name')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('name')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            errors.append(FieldError('name', 'input', 'required'))
+            f0 = ""
+        else:
+            x = v
+            if not x:
+                errors.append(FieldError('name', o, 'required'))
+            f0 = x
     # blob: input 'blob'
-    l = q.get('blob')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'blob' not in q:
         v = bv.get('blob')
-        t = False
-        o = 'payload'
+        if v is None:
+            f1 = b""
+        else:
+            x = bytes_json(v)
+            if x is BAD:
+                errors.append(FieldError('blob', 'payload', 'invalid base64'))
+                x = b""
+            f1 = x
     else:
-        l = bv.get('blob')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f1 = b""
-    else:
-        x = (bytes_text(v) if t else bytes_json(v))
-        if x is BAD:
-            errors.append(FieldError('blob', o, 'invalid base64'))
-            x = b""
-        f1 = x
+        l = q.get('blob')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('blob')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f1 = b""
+        else:
+            x = bytes_text(v)
+            if x is BAD:
+                errors.append(FieldError('blob', o, 'invalid base64'))
+                x = b""
+            f1 = x
     # points: input 'points'
     if typed:
         v = bv.get('points')
@@ -148,28 +158,33 @@ async def _bind0(request):
             x = _c0(v, 'points', 'payload', errors)
             f2 = x
     # ratio: input 'ratio'
-    l = q.get('ratio')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'ratio' not in q:
         v = bv.get('ratio')
-        t = False
-        o = 'payload'
+        if v is None:
+            f3 = 0.0
+        else:
+            x = float_json(v)
+            if x is BAD:
+                errors.append(FieldError('ratio', 'payload', 'invalid float'))
+                x = 0.0
+            f3 = x
     else:
-        l = bv.get('ratio')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None or (t and v == ''):
-        f3 = 0.0
-    else:
-        x = (float_text(v) if t else float_json(v))
-        if x is BAD:
-            errors.append(FieldError('ratio', o, 'invalid float'))
-            x = 0.0
-        f3 = x
+        l = q.get('ratio')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('ratio')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None or v == '':
+            f3 = 0.0
+        else:
+            x = float_text(v)
+            if x is BAD:
+                errors.append(FieldError('ratio', o, 'invalid float'))
+                x = 0.0
+            f3 = x
     if errors:
         raise BindError(errors)
     return _T0(f0, f1, f2, f3)
@@ -182,28 +197,30 @@ async def _bind1(request):
     bv = body.values
     typed = body.kind == JSON or body.kind == CBOR
     # label: input 'label'
-    l = q.get('label')
-    if l:
-        v = l[0]
-        t = True
-        o = 'query'
-    elif typed:
+    if typed and 'label' not in q:
         v = bv.get('label')
-        t = False
-        o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            if type(x) is not str:
+                errors.append(FieldError('label', 'payload', 'invalid string'))
+                x = ""
+            f0 = x
     else:
-        l = bv.get('label')
-        v = l[0] if l else None
-        t = True
-        o = 'payload'
-    if v is None:
-        f0 = ""
-    else:
-        x = (v if t or type(v) is str else BAD)
-        if x is BAD:
-            errors.append(FieldError('label', o, 'invalid string'))
-            x = ""
-        f0 = x
+        l = q.get('label')
+        if l:
+            v = l[0]
+            o = 'query'
+        else:
+            l = bv.get('label')
+            v = l[0] if l else None
+            o = 'payload'
+        if v is None:
+            f0 = ""
+        else:
+            x = v
+            f0 = x
     # next: input 'next'
     if typed:
         v = bv.get('next')

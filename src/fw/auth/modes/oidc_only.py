@@ -8,6 +8,7 @@ startup preconditions, mounts login / callback / logout and installs the session
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from fw.auth.oidc import (
     PendingLogin,
     Provider,
     ProviderError,
+    ProviderMetadata,
     ProviderUnavailable,
     TokenRejected,
     authorization_url,
@@ -62,6 +64,7 @@ from fw.rdb.engine import StoreUnavailable, create_engine, require_tables
 from fw.settings import AuthSettings, RdbSettings, SessionSettings
 
 logger = logging.getLogger("fw.auth")
+_ERROR_CODE = re.compile(r"[^A-Za-z0-9_.-]")
 
 ADMISSIONS = ("authenticated", "claim", "registered", "existing")
 LOGOUT_SCOPES = ("reconfirm", "global")
@@ -278,6 +281,15 @@ class OidcOnly:
             raise Problem("authentication is not started", status=503, code="unavailable")
         return self.logins
 
+    async def _metadata(self) -> ProviderMetadata:
+        try:
+            return await self._provider().metadata()
+        except OidcError as error:
+            logger.error("identity provider discovery failed: %s", error)
+            raise Problem(
+                "the identity provider cannot be reached", status=503, code="provider_unavailable"
+            ) from None
+
     def _provider(self) -> Provider:
         if self.provider is None:
             raise Problem("authentication is not started", status=503, code="unavailable")
@@ -297,12 +309,18 @@ class OidcOnly:
             )
         return f"{request.url.scheme}://{host}{configured or self.auth.callback_path}"
 
+    def _public_origin(self, request: Request) -> str:
+        """The origin browsers use: that of the configured ``redirect_url`` (right behind a proxy
+        terminating TLS, where the request itself looks like plain http), else the request's."""
+        configured = self.oidc.redirect_url
+        if configured and not configured.startswith("/"):
+            parts = urlsplit(configured)
+            return f"{parts.scheme}://{parts.netloc}"
+        return f"{request.url.scheme}://{request.headers.get('host', '')}"
+
     def _allowed_origins(self, request: Request) -> set[str]:
-        origins = {f"{request.url.scheme}://{request.headers.get('host', '')}".lower()}
-        if self.oidc.redirect_url and not self.oidc.redirect_url.startswith("/"):
-            parts = urlsplit(self.oidc.redirect_url)
-            origins.add(f"{parts.scheme}://{parts.netloc}".lower())
-        return origins
+        own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        return {own.lower(), self._public_origin(request).lower()}
 
     # Endpoints.
     async def login(self, request: Request) -> Response:
@@ -310,13 +328,7 @@ class OidcOnly:
         if len(target.encode()) > MAX_NEXT_BYTES:
             target = self.auth.post_login_path  # keeps the sealed login cookie within browser limits
         redirect_uri = self.redirect_uri_for(request)
-        try:
-            metadata = await self._provider().metadata()
-        except OidcError as error:
-            logger.error("identity provider discovery failed: %s", error)
-            raise Problem(
-                "the identity provider cannot be reached", status=503, code="provider_unavailable"
-            ) from None
+        metadata = await self._metadata()
         pending = PendingLogin.new(redirect_uri)
         prompt = reconfirm_prompt(metadata) if request.cookies.get(RECONFIRM_COOKIE) else ""
         attempt = LoginAttempt(
@@ -374,12 +386,18 @@ class OidcOnly:
         provider = self._provider()
         if attempt is None:
             raise _login_failed("the sign-in response does not belong to this browser (state mismatch)")
-        if "iss" in params and params["iss"].rstrip("/") != provider.issuer:
+        metadata = await self._metadata()
+        # RFC 9207: a provider that promises ``iss`` in its answers must send it; mix-up defence.
+        iss_promised = metadata.raw.get("authorization_response_iss_parameter_supported") is True
+        if ("iss" in params or iss_promised) and params.get("iss", "").rstrip("/") != provider.issuer:
             raise _login_failed("the sign-in response comes from another issuer")
         if "error" in params:
-            error = params["error"][:64]
+            # An OAuth error code is [A-Za-z_]; anything else is dropped before it is echoed or logged.
+            error = _ERROR_CODE.sub("", params["error"])[:64] or "an unnamed error"
             logger.info(
-                "identity provider refused the sign-in: %s %s", error, params.get("error_description", "")
+                "identity provider refused the sign-in: %s %r",
+                error,
+                params.get("error_description", "")[:256],
             )
             raise _login_failed(
                 f"the identity provider answered {error}", status=403 if error == "access_denied" else 400
@@ -409,9 +427,19 @@ class OidcOnly:
             raise Problem(
                 "the identity provider cannot be reached", status=503, code="provider_unavailable"
             ) from None
-        except (ProviderError, TokenRejected, OidcError) as error:
+        except (ProviderError, TokenRejected) as error:
             logger.info("sign-in rejected: %s", error)
             raise _login_failed(error.reason) from None
+        except OidcError as error:
+            # Not this browser's fault: the provider answered something unusable (no id_token, a
+            # malformed key set). A gateway error, so operators look at the provider.
+            logger.error("identity provider answered something unusable during sign-in: %s", error)
+            raise Problem(
+                "the identity provider answered something fw cannot use",
+                status=502,
+                code="provider_error",
+                title="Sign-in failed",
+            ) from None
         claims = verified.claims
         value = claims.get(self.oidc.identity_claim)
         if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
@@ -527,7 +555,7 @@ class OidcOnly:
                 raise Problem(
                     "the session store cannot answer right now", status=503, code="unavailable"
                 ) from None
-        origin_root = f"{request.url.scheme}://{request.headers.get('host', '')}/"
+        origin_root = f"{self._public_origin(request)}/"
         target = "/"
         if scope == "global":
             try:

@@ -3,12 +3,17 @@
 No server state, so logout and a new login cannot invalidate a copy a client already took: it
 works until its seal expires. Account suspension still applies, because the account is re-read
 on requests. The key comes from ``session.keyring.secret``.
+
+Rotation without signing everyone out: list the new secret first and the old one after it
+(separated by a space or a comma). New seals use the first; cookies sealed with any listed
+secret still open until they expire; drop the old secret after ``auth.session.ttl``.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import re
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -19,6 +24,7 @@ from fw.errors import StartupError
 
 SECRET_KEY = "session.keyring.secret"
 _MAX_COOKIE = 3800
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]+={0,2}")
 
 
 def _b64decode(text: str) -> bytes:
@@ -28,7 +34,7 @@ def _b64decode(text: str) -> bytes:
 def derive_key(secret: str) -> bytes:
     """A 256-bit AEAD key from the configured secret (base64url of at least 32 random bytes)."""
     try:
-        raw = _b64decode(secret.strip())
+        raw = _b64decode(secret) if _BASE64URL.fullmatch(secret) else b""
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) < 32:
@@ -41,12 +47,19 @@ def derive_key(secret: str) -> bytes:
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"fw session seal").derive(raw)
 
 
+def derive_keys(listed: str) -> list[bytes]:
+    """One key per listed secret, the sealing one first; each must be strong on its own."""
+    return [derive_key(secret) for secret in listed.replace(",", " ").split()] or [derive_key("")]
+
+
 class CookieStore:
     name = "cookie"
 
     def __init__(self, secret: str) -> None:
-        self._key = derive_key(secret)
+        keys = derive_keys(secret)
+        self._key = keys[0]
         self._sealer = Sealer(self._key, "session")
+        self._openers = [self._sealer, *(Sealer(key, "session") for key in keys[1:])]
 
     def seal(self, record: Record, expires_at: float) -> str:
         sealed = self._sealer.seal({**record, "_exp": expires_at})
@@ -57,7 +70,11 @@ class CookieStore:
     def unseal(self, value: str) -> Record | None:
         if len(value) > _MAX_COOKIE:
             return None
-        return unexpired(self._sealer.open(value))
+        for sealer in self._openers:
+            opened = sealer.open(value)
+            if opened is not None:
+                return unexpired(opened)
+        return None
 
     async def save(self, record: Record, expires_at: float) -> str:
         return self.seal(record, expires_at)

@@ -61,6 +61,8 @@ class ActiveSession:
     summary: SessionSummary
     record: Record
     renewed: bool = False
+    #: The absolute expiry (creation plus ``auth.session.ttl``); activity never moves it.
+    expires_at: float = 0.0
 
 
 class Sessions:
@@ -95,7 +97,7 @@ class Sessions:
         if created + self.ttl <= now or (self.idle_timeout > 0 and last_seen + self.idle_timeout <= now):
             await self.store.delete(value)
             return None
-        session = ActiveSession(value, summary, record)
+        session = ActiveSession(value, summary, record, expires_at=created + self.ttl)
         if now - last_seen >= self._touch_after():
             record["last_seen"] = now
             new_value = await self.store.update(value, record, created + self.ttl)

@@ -7,6 +7,7 @@ cannot answer is a 503; a protected path without a session goes through login or
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode
@@ -19,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fw.auth.accounts import (
     AccountStoreUnavailable,
     AccountTable,
+    forget_account,
     lookup_account,
     mark_read,
     reread_due,
@@ -112,12 +114,19 @@ class BrowserSessionMiddleware:
             return None
         summary = active.summary
         if reread_due(summary.account_id):
-            account = await lookup_account(summary.account_id, self.auth.accounts())
+            # Claimed before the lookup, so requests arriving meanwhile do not repeat it: at most
+            # one re-read per account per interval. A failed lookup gives the claim back.
+            mark_read(summary.account_id)
+            try:
+                account = await lookup_account(summary.account_id, self.auth.accounts())
+            except BaseException:
+                forget_account(summary.account_id)
+                raise
             if account is None or not account.active:
+                forget_account(summary.account_id)
                 await sessions.end(active.value)
                 cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
                 return None
-            mark_read(summary.account_id)
             fresh = SessionSummary(
                 account_id=summary.account_id,
                 display_name=account.display_name or summary.display_name,
@@ -130,7 +139,8 @@ class BrowserSessionMiddleware:
                 await sessions.refresh(active, fresh)
                 summary = fresh
         if active.renewed:
-            max_age = int(sessions.ttl)
+            # The browser may keep the cookie only until the session's absolute expiry, never longer.
+            max_age = max(1, int(active.expires_at - time.time()))
             cookies.append(set_cookie(SESSION_COOKIE, active.value, secure=secure, max_age=max_age))
         return User(summary.account_id, summary.display_name, summary.email, summary.issuer, summary.key)
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from fw.binding.codegen.fast import FastBinder, FastPaths
 from fw.binding.codegen.plan import FieldPlan, Planner, StructPlan, TypeRef
 from fw.binding.codegen.scan import CallSite
 from fw.binding.registry import fingerprint
@@ -36,6 +37,7 @@ _FORMAT_CHECK = {
     "time": "is_time",
     "datetime": "is_datetime",
 }
+_MSGSPEC_IMPORTS = ["from msgspec import Meta, Struct", "from msgspec.json import Decoder"]
 _LOCATION = {"input": "input", "query": "query", "payload": "payload", "path": "path",
              "header": "header", "cookie": "cookie", "method": "input", "rest": "payload"}  # fmt: skip
 
@@ -70,6 +72,8 @@ class _Module:
         self.converters: dict[str, str] = {}
         self.functions: list[str] = []
         self.pattern_ids: dict[str, str] = {}
+        self.constant_ids: dict[str, str] = {}
+        self.fast = FastPaths(self)
 
     def cls(self, cls: type) -> str:
         if cls not in self.classes:
@@ -87,9 +91,12 @@ class _Module:
         return self.pattern_ids[regex]
 
     def constant(self, prefix: str, value: str) -> str:
-        name = f"{prefix}{len(self.constants)}"
-        self.constants.append(f"{name} = {value}")
-        return name
+        key = f"{prefix}:{value}"
+        if key not in self.constant_ids:
+            name = f"{prefix}{len(self.constants)}"
+            self.constant_ids[key] = name
+            self.constants.append(f"{name} = {value}")
+        return self.constant_ids[key]
 
     def struct(self, plan: StructPlan) -> str:
         """Name of the function binding ``plan`` from a JSON/CBOR object (emitted once)."""
@@ -131,14 +138,9 @@ def _scalar_convert(scalar: str, mode: str, var: str = "v") -> str:
         "float": f"float_json({var})",
         "bytes": f"bytes_json({var})",
     }[scalar]
-    text = var if scalar == "str" else f"{scalar}_text({var})"
     if mode == "text":
-        return text
-    if mode == "typed":
-        return typed
-    if scalar == "str":
-        return f"({var} if t or type({var}) is str else BAD)"
-    return f"({text} if t else {typed})"
+        return var if scalar == "str" else f"{scalar}_text({var})"
+    return typed
 
 
 def _checks(module: _Module, field: FieldPlan) -> list[tuple[str, str]]:
@@ -147,10 +149,14 @@ def _checks(module: _Module, field: FieldPlan) -> list[tuple[str, str]]:
     if field.required and string:
         checks.append(("not x", "required"))
     for rule in field.rules:
+        # An int compared with an int literal skips the int-to-float comparison path.
+        bound: float = rule.number
+        if field.type.scalar == "int" and bound.is_integer():
+            bound = int(bound)
         if rule.name == "min":
-            checks.append((f"x < {rule.number!r}", f"must be >= {rule.text}"))
+            checks.append((f"x < {bound!r}", f"must be >= {rule.text}"))
         elif rule.name == "max":
-            checks.append((f"x > {rule.number!r}", f"must be <= {rule.text}"))
+            checks.append((f"x > {bound!r}", f"must be <= {rule.text}"))
         elif rule.name == "minlen":
             checks.append((f"len(x) < {rule.length}", f"length must be >= {rule.length}"))
         elif rule.name == "maxlen":
@@ -191,24 +197,29 @@ def _emit_scalar(
     mode: str,
     absent_loc: str = "",
 ) -> None:
-    """Code turning ``v`` (``None`` when absent) into ``target``; ``mode`` says whether ``v`` is text."""
+    """Code turning ``v`` (``None`` when absent) into ``target``; ``mode`` says whether ``v`` is text
+    (query, path, header, cookie, form) or a typed JSON/CBOR value."""
     scalar = field.type.scalar
-    if scalar in ("int", "float", "bool") and mode != "typed":
-        absent = "v is None or v == ''" if mode == "text" else "v is None or (t and v == '')"
-    else:
-        absent = "v is None"
+    text = mode == "text"
+    absent = "v is None or v == ''" if text and scalar in ("int", "float", "bool") else "v is None"
     with lines.block(f"if {absent}:"):
         _absent(lines, module, field, target, name, absent_loc or loc)
     with lines.block("else:"):
-        lines(f"x = {_scalar_convert(scalar, mode)}")
         checks = _checks(module, field)
-        if not (scalar == "str" and mode == "text"):
+        keyword = "elif"
+        if scalar == "str":
+            lines("x = v")
+            if text:
+                keyword = "if"
+            else:  # the common JSON case needs no converter call and no sentinel
+                with lines.block("if type(x) is not str:"):
+                    lines(f"errors.append(FieldError({name}, {loc}, 'invalid string'))")
+                    lines('x = ""')
+        else:
+            lines(f"x = {_scalar_convert(scalar, mode)}")
             with lines.block("if x is BAD:"):
                 lines(f"errors.append(FieldError({name}, {loc}, {_INVALID[scalar]!r}))")
                 lines("x = " + _ZERO[scalar])
-            keyword = "elif"
-        else:
-            keyword = "if"
         for condition, message in checks:
             with lines.block(f"{keyword} {condition}:"):
                 lines(f"errors.append(FieldError({name}, {loc}, {message!r}))")
@@ -281,8 +292,10 @@ def _emit_converter(module: _Module, ref: TypeRef, name: str) -> str:
         lines("out = []" if container == "list" else "out = {}")
         if container == "list":
             loop, where, store = "for j, w in enumerate(v):", "f'{path}[{j}]'", "out.append(x)"
+            prefix = "f'{path}[{j}].'"
         else:
             loop, where, store = "for j, w in v.items():", "f'{path}.{j}'", "out[j] = x"
+            prefix = "f'{path}.{j}.'"
         with lines.block(loop):
             if container == "dict":
                 with lines.block("if type(j) is not str:"):
@@ -296,8 +309,7 @@ def _emit_converter(module: _Module, ref: TypeRef, name: str) -> str:
                     lines(store)
             elif item.kind == "struct" and item.struct is not None:
                 with lines.block("if type(w) is dict:"):
-                    lines(f"x = {module.struct(item.struct)}(w, {where} + '.', loc, errors)")
-                    lines(store)
+                    lines(store.replace("x", f"{module.struct(item.struct)}(w, {prefix}, loc, errors)"))
                 with lines.block("else:"):
                     lines(f"errors.append(FieldError({where}, loc, 'invalid object'))")
             else:
@@ -346,16 +358,46 @@ def _emit_binder(module: _Module, plan: StructPlan, number: int) -> str:
             lines("c = cookies_of(request)")
         if "path" in sources:
             lines("pp = request.path_params")
-        if uses_body:
-            lines(f"body = await read_body(request, {module.cbor!r})")
-            lines("bv = body.values")
-            lines("typed = body.kind == JSON" + (" or body.kind == CBOR" if module.cbor else ""))
+        body_fields = [f for f in plan.fields if f.source in ("input", "payload", "rest")]
+        fast = module.fast.binder(plan, number, body_fields) if uses_body else None
+        if fast is not None:
+            _emit_fast_body(lines, module, fast, body_fields)
+            with lines.block("if jb is None:"):
+                _emit_read_body(lines, module)
+        elif uses_body:
+            _emit_read_body(lines, module)
         for index, field in enumerate(plan.fields):
-            _emit_top_field(lines, module, field, f"f{index}", consumed)
+            lines(f"# {field.name}: {field.source} {field.wire!r}")
+            if fast is not None and field in body_fields:
+                with lines.block("if jb is not None:"):
+                    lines(f"f{index} = {fast.value(field)}")
+                with lines.block("else:"):
+                    _emit_top_field(lines, module, field, f"f{index}", consumed)
+            else:
+                _emit_top_field(lines, module, field, f"f{index}", consumed)
         with lines.block("if errors:"):
             lines("raise BindError(errors)")
         lines(f"return {_construct(cls, plan)}")
     return "\n".join(lines.lines)
+
+
+def _emit_read_body(lines: _Lines, module: _Module) -> None:
+    lines(f"body = await read_body(request, {module.cbor!r})")
+    lines("bv = body.values")
+    lines("typed = body.kind == JSON" + (" or body.kind == CBOR" if module.cbor else ""))
+
+
+def _emit_fast_body(lines: _Lines, module: _Module, fast: FastBinder, body_fields: list[FieldPlan]) -> None:
+    """``jb``: the body decoded by the fast path, or ``None`` to take the full path below."""
+    inputs = sorted({f.wire for f in body_fields if f.source == "input"})
+    if inputs:  # a query value comes first for an input field: the full path handles that
+        names = module.constant("_I", _frozen(inputs))
+        lines(f"jb = await typed_json(request, {fast.decoder}) if {names}.isdisjoint(q) else None")
+    else:
+        lines(f"jb = await typed_json(request, {fast.decoder})")
+    if fast.checks:
+        with lines.block(f"if jb is not None and ({' or '.join(fast.checks)}):"):
+            lines("jb = None")
 
 
 def _emit_top_field(
@@ -364,7 +406,6 @@ def _emit_top_field(
     name, loc, ref = repr(field.wire), repr(_LOCATION[field.source]), field.type
     if field.source == "input" and ref.kind != "scalar":
         loc = "'payload'"  # composite input fields come from the body only
-    lines(f"# {field.name}: {field.source} {field.wire!r}")
     if field.source == "rest":
         keep = module.constant("_K", _frozen(consumed))
         value = "raw_json(w)" if ref.raw else "w"
@@ -406,30 +447,28 @@ def _emit_top_field(
                 lines(f"errors.append(FieldError({name}, {loc}, 'required'))")
         return
     if ref.kind == "scalar":
-        if field.source == "input":
-            lines(f"l = q.get({field.wire!r})")
-            with lines.block("if l:"):
-                lines("v = l[0]")
-                lines("t = True")
-                lines("o = 'query'")
-            with lines.block("elif typed:"):
-                lines(f"v = bv.get({field.wire!r})")
-                lines("t = False")
-                lines("o = 'payload'")
-        else:
-            with lines.block("if typed:"):
-                lines(f"v = bv.get({field.wire!r})")
-                lines("t = False")
+        # A JSON/CBOR body (and, for input, no query value first) is read as typed values;
+        # otherwise the value is text, from the query or a form/multipart body.
+        typed = f"typed and {field.wire!r} not in q" if field.source == "input" else "typed"
+        with lines.block(f"if {typed}:"):
+            lines(f"v = bv.get({field.wire!r})")
+            absent = "'input'" if field.source == "input" else ""
+            _emit_scalar(lines, module, field, target, name, "'payload'", "typed", absent_loc=absent)
         with lines.block("else:"):
-            lines(f"l = bv.get({field.wire!r})")
-            lines("v = l[0] if l else None")
-            lines("t = True")
             if field.source == "input":
-                lines("o = 'payload'")
-        if field.source == "input":
-            _emit_scalar(lines, module, field, target, name, "o", "dyn", absent_loc="'input'")
-            return
-        _emit_scalar(lines, module, field, target, name, loc, "dyn")
+                lines(f"l = q.get({field.wire!r})")
+                with lines.block("if l:"):
+                    lines("v = l[0]")
+                    lines("o = 'query'")
+                with lines.block("else:"):
+                    lines(f"l = bv.get({field.wire!r})")
+                    lines("v = l[0] if l else None")
+                    lines("o = 'payload'")
+                _emit_scalar(lines, module, field, target, name, "o", "text", absent_loc="'input'")
+            else:
+                lines(f"l = bv.get({field.wire!r})")
+                lines("v = l[0] if l else None")
+                _emit_scalar(lines, module, field, target, name, loc, "text")
         return
     with lines.block("if typed:"):
         lines(f"v = bv.get({field.wire!r})")
@@ -461,9 +500,11 @@ def emit_module(sites: list[CallSite], tops: dict[type, StructPlan], planner: Pl
         "# fmt: off",
         "# ruff: noqa",
         "import re",
+        *(["from typing import Annotated, Literal"] if module.fast.lines else []),
         "",
         *[f"import {name} as {alias}" for name, alias in module.modules.items()],
-        "from fw.binding.body import CBOR, JSON, read_body",
+        *(_MSGSPEC_IMPORTS if module.fast.lines else []),
+        "from fw.binding.body import CBOR, JSON, read_body, typed_json",
         "from fw.binding.registry import register, register_openapi",
         "from fw.binding.values import (",
         "    BAD, bool_json, bool_text, bytes_json, bytes_text, cookies_of, float_json, float_text,",
@@ -474,6 +515,8 @@ def emit_module(sites: list[CallSite], tops: dict[type, StructPlan], planner: Pl
         "",
         *module.constants,
         "",
+        "",
+        *module.fast.lines,
         "",
         "\n\n\n".join(module.functions + binders) if (module.functions or binders) else "",
         "",
