@@ -462,3 +462,17 @@ def test_an_unusable_provider_answer_is_a_502_and_no_session(
     assert response.status_code == 502
     assert response.json()["code"] == "provider_error"
     assert not signed_in(client)
+
+
+@pytest.mark.parametrize("lookalike", ["/\uff0f\uff0fevil.example", "/\u2215\u2215evil.example", "/\u3002/x"])
+def test_unicode_lookalikes_of_slash_land_as_percent_encoded_paths_on_this_site(
+    browser: Build, idp: TestIdentityProvider, lookalike: str
+) -> None:
+    client, _ = browser()
+    idp.login_user("alice")
+    query = urlencode({"next": lookalike})
+    location = client.get(callback_url(client, f"/auth/login?{query}"), follow_redirects=False).headers[
+        "location"
+    ]
+    assert location.startswith("/%") and location.isascii()
+    assert urlsplit(location).netloc == ""

@@ -180,3 +180,13 @@ def test_with_the_cookie_backend_a_copied_cookie_outlives_logout_but_not_suspens
     assert client.get("/me").json() == {"signed_in": False}
     client.cookies.set("fw_session", copy, domain="localhost.local")
     assert client.get("/me").json() == {"signed_in": False}  # still refused: re-read again, not cached
+
+
+async def test_every_backend_hands_all_processes_one_shared_key(store: SessionStore) -> None:
+    first = await store.shared_key()
+    assert len(first) == 32
+    assert await store.shared_key() == first  # a second process asking gets the same key
+    if isinstance(store, RdbStore):
+        # The key row is not a session: no cookie value can address it, the purge never removes it.
+        assert await store.load("fw:shared-key") is None
+        assert await Sessions(store, ttl=60, idle_timeout=0).resume("fw:shared-key") is None

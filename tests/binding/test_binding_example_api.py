@@ -53,3 +53,24 @@ def test_the_example_document_is_valid_openapi() -> None:
     add_member = document["paths"]["/orgs/{org}/members"]["post"]
     assert add_member["summary"] == "Add a member to an organization."
     assert document["paths"]["/members/search"]["get"]["deprecated"] is True
+
+
+def test_fw_generate_writes_the_served_document_next_to_the_app_for_review() -> None:
+    """The committed ``openapi.json`` is current and is exactly what ``/openapi.json`` serves."""
+    import json
+
+    from openapi_spec_validator import validate
+    from starlette.testclient import TestClient
+
+    from examples.hello.app import app
+    from fw.generate.binders import generate_binders
+    from fw.generate.project import load_project
+
+    outputs = {output.path: output.text for output in generate_binders(load_project(ROOT))}
+    path = ROOT / "examples" / "hello" / "openapi.json"
+    assert path in outputs
+    assert path.read_text() == outputs[path], "run `fw generate`: examples/hello/openapi.json is stale"
+    written = json.loads(outputs[path])
+    validate(written)
+    with TestClient(app) as client:
+        assert client.get("/openapi.json").json() == written

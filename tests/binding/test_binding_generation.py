@@ -334,3 +334,167 @@ async def test_a_type_whose_package_has_no_generated_module_names_the_fix() -> N
 async def test_parse_refuses_something_that_is_not_a_type() -> None:
     with pytest.raises(NoBinderError, match="needs a dataclass type"):
         await fw.parse(list[int], make_request())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("parsed_first", [True, False], ids=["parsed-first", "nested-first"])
+def test_a_type_parsed_directly_and_also_nested_gets_the_nested_checks_either_way(
+    tmp_path: Path, parsed_first: bool
+) -> None:
+    """The nested binder reads only the body object: a path field there would bind from the body."""
+    calls = ["await fw.parse(Member, request)", "await fw.parse(Team, request)"]
+    if not parsed_first:
+        calls.reverse()
+    found = failures(
+        tmp_path,
+        f"""
+        @dataclass
+        class Member:
+            org: Annotated[str, fw.path("org")]
+            avatar: Annotated[fw.File | None, fw.payload("avatar")]
+            extra: Annotated[dict[str, Any], fw.payload("*")]
+            name: str
+
+        @dataclass
+        class Team:
+            lead: Member
+
+        async def first(request):
+            return {calls[0]}
+
+        async def second(request):
+            return {calls[1]}
+    """,
+    )
+    assert found == [
+        "handlers.py:8: field 'org': a nested dataclass binds from the body only; "
+        "fw.path is allowed on the top-level type",
+        "handlers.py:9: field 'avatar': a fw.File comes from a top-level multipart body field only",
+        "handlers.py:10: field 'extra': a rest map is allowed on the top-level type only",
+    ]
+
+
+def test_a_recursive_type_parsed_directly_gets_the_nested_checks_for_its_own_nesting(tmp_path: Path) -> None:
+    found = failures(
+        tmp_path,
+        """
+        @dataclass
+        class Node:
+            org: Annotated[str, fw.header("X-Org")]
+            child: Node | None
+
+        async def handler(request):
+            return await fw.parse(Node, request)
+    """,
+    )
+    assert found == [
+        "handlers.py:8: field 'org': a nested dataclass binds from the body only; "
+        "fw.header is allowed on the top-level type"
+    ]
+
+
+def app_project(tmp_path: Path, setting: str = "") -> tuple[Path, Path]:
+    """A package with one bound route and an App, and ``[tool.fw] app`` naming it."""
+    package, _ = project_with(
+        tmp_path,
+        """
+        @dataclass
+        class Ping:
+            n: Annotated[int, fw.check("min=1")]
+
+        app = fw.App()
+
+        @app.route("POST /ping")
+        async def ping(request):
+            return await fw.parse(Ping, request)
+    """,
+    )
+    pyproject = tmp_path / "pyproject.toml"
+    generate = pyproject.read_text().replace("[tool.fw.generate]\n", f"[tool.fw.generate]\n{setting}")
+    pyproject.write_text(f'[tool.fw]\napp = "{package.name}.handlers:app"\n\n{generate}')
+    return package, pyproject
+
+
+def test_fw_generate_writes_the_openapi_document_next_to_the_app_module(tmp_path: Path) -> None:
+    import json
+
+    from fw.generate.project import load_project
+
+    package, _ = app_project(tmp_path)
+    outputs = {o.path: o.text for o in generate_binders(load_project(tmp_path))}
+    document = json.loads(outputs[package / "openapi.json"])
+    operation = document["paths"]["/ping"]["post"]
+    assert operation["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Ping"
+    }
+    assert document["components"]["schemas"]["Ping"]["properties"]["n"]["minimum"] == 1
+
+
+def test_the_openapi_document_path_is_configurable_or_can_be_turned_off(tmp_path: Path) -> None:
+    from fw.generate.project import load_project
+
+    package, pyproject = app_project(tmp_path, 'openapi = "docs/api.json"\n')
+    (tmp_path / "docs").mkdir()
+    paths = {o.path for o in generate_binders(load_project(tmp_path))}
+    assert paths == {package / "_fw_binders.py", tmp_path / "docs" / "api.json"}
+    pyproject.write_text(pyproject.read_text().replace('openapi = "docs/api.json"', "openapi = false"))
+    assert {o.path for o in generate_binders(load_project(tmp_path))} == {package / "_fw_binders.py"}
+
+
+@pytest.mark.parametrize(
+    ("app", "setting", "message"),
+    [
+        ("nowhere_at_all:app", "", "[tool.fw] app 'nowhere_at_all:app': module not found"),
+        ("{package}.handlers:missing", "", "cannot import it"),
+        ("{package}.handlers:Ping", "", "is not an fw.App"),
+        ("{package}.handlers:app", "openapi = 3\n", "[tool.fw.generate] openapi must be a path or false"),
+    ],
+)
+def test_a_bad_app_or_openapi_setting_is_a_generation_error_naming_pyproject(
+    tmp_path: Path, app: str, setting: str, message: str
+) -> None:
+    from fw.generate.project import load_project
+
+    package, pyproject = app_project(tmp_path, setting)
+    text = pyproject.read_text().replace(f"{package.name}.handlers:app", app.format(package=package.name))
+    pyproject.write_text(text)
+    with pytest.raises(GenerationFailed) as caught:
+        generate_binders(load_project(tmp_path))
+    (error,) = caught.value.errors
+    assert str(error).startswith(f"{pyproject}:")
+    assert message in str(error)
+
+
+def test_a_source_newer_than_its_binders_is_stale_and_the_pytest_plugin_regenerates_it(
+    tmp_path: Path,
+) -> None:
+    import os
+    import time
+    from types import SimpleNamespace
+
+    from fw.generate import generate, is_stale
+    from fw.generate.project import load_project
+    from fw.testing.pytest_plugin import pytest_configure
+
+    package, handlers = project_with(
+        tmp_path,
+        """
+        @dataclass
+        class Ping:
+            n: int
+
+        async def handler(request):
+            return await fw.parse(Ping, request)
+    """,
+    )
+    project = load_project(tmp_path)
+    generate(project)
+    binders = package / "_fw_binders.py"
+    assert binders.exists() and not is_stale(project)
+    binders.write_text("# left over from an older run\n")
+    now = time.time()
+    os.utime(binders, (now - 20, now - 20))
+    os.utime(handlers, (now - 10, now - 10))
+    assert is_stale(project)
+    pytest_configure(SimpleNamespace(rootpath=tmp_path))  # type: ignore[arg-type]
+    assert binders.read_text().startswith("# Generated by `fw generate`")
+    assert not is_stale(project)

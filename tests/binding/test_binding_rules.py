@@ -175,3 +175,31 @@ async def test_a_hand_built_validation_error_looks_the_same() -> None:
         assert raised.to_dict() == built.to_dict()
     else:
         raise AssertionError("not rejected")
+
+
+async def test_bad_request_and_write_problem_render_the_same_document_as_a_raised_bind_error() -> None:
+    import json
+
+    built = fw.validation(fw.field("low", "payload", "must be >= 1"), fw.field("x", "query", "required"))
+    assert fw.bad_request(built) is built
+    response = fw.write_problem(None, fw.bad_request(built))
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    assert json.loads(response.body) == {
+        "type": "about:blank", "title": "Validation failed", "status": 400, "detail": "Validation failed",
+        "code": "validation_failed",
+        "errors": [{"field": "low", "location": "payload", "message": "must be >= 1"},
+                   {"field": "x", "location": "query", "message": "required"}],
+    }  # fmt: skip
+
+
+async def test_bad_request_wraps_any_other_error_as_a_plain_400_and_write_problem_hides_internals() -> None:
+    import json
+
+    plain = fw.write_problem(None, fw.bad_request("name is taken"))
+    assert plain.status_code == 400
+    assert json.loads(plain.body)["detail"] == "name is taken"
+    assert "errors" not in json.loads(plain.body)
+    hidden = fw.write_problem(None, RuntimeError("db password is hunter2"))
+    assert hidden.status_code == 500
+    assert b"hunter2" not in hidden.body and b"RuntimeError" not in hidden.body

@@ -46,7 +46,7 @@ def test_go_duration_notation_parses(text: str, expected: timedelta) -> None:
         "1.s.",
         "one second",
         "٣s",
-        "１s",
+        "\uff11s",  # a full-width digit one
         "1S",
         " 1s",
         "1s ",

@@ -659,7 +659,9 @@ def test_a_table_array_of_a_dataclass_from_another_package_is_refused(
     )
 
 
-def test_one_key_reached_from_two_prefixes_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_key_reached_from_two_prefixes_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fails(
         tmp_path,
         monkeypatch,

@@ -35,6 +35,7 @@ class Zeta:
     hidden_env: Annotated[str, fw.env("-")]
     named: Annotated[str, fw.env("A_CUSTOM")]
     tags: Annotated[list[str], fw.default("a,b")]
+    api_token: str
 
 
 @dataclass
@@ -74,6 +75,7 @@ def test_toml_tables_are_ordered_by_prefix_then_keys_in_declaration_order(mod: A
         "hidden_env",
         "named",
         "tags",
+        "# api_token",
     ]
 
 
@@ -107,3 +109,10 @@ def test_the_template_run_does_not_read_files_or_environment(
 def test_a_duration_without_default_is_written_as_a_quoted_zero(mod: Any) -> None:
     assert 'idle = "0s"' in template("toml")
     assert "\nALPHA_IDLE=0s\n" in template("env")
+
+
+def test_a_secret_is_never_a_value_in_the_toml_template(mod: Any) -> None:
+    text = template("toml")
+    assert '# api_token = "${ZETA_API_TOKEN}"' in text
+    assert "\napi_token =" not in text
+    assert "\nZETA_API_TOKEN=\n" in template("env")

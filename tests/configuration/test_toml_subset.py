@@ -127,3 +127,9 @@ def test_any_text_either_parses_or_fails_with_one_config_error(text: str) -> Non
         parse_file(text, "fuzz.toml", {})
     except ConfigError as error:
         assert error.source.startswith("file:fuzz.toml")
+
+
+def test_only_line_feeds_end_lines_so_unicode_separators_keep_positions() -> None:
+    layer = parse_file('[t]\r\na = "x\u2028y"\r\nb = 1\n# note\x85 d = {\nc = 2\n', "c.toml", {})
+    assert layer.values["t.a"].value == "x\u2028y"
+    assert [layer.values[key].line for key in ("t.a", "t.b", "t.c")] == [2, 3, 5]

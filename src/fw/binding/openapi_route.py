@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -123,15 +124,33 @@ def _rename_refs(node: Any, names: dict[str, str]) -> Any:
     return node
 
 
-def build_document(app: App, title: str = "fw application", version: str = "0.1.0") -> dict[str, Any]:
-    """The OpenAPI 3.1 document for ``app``'s routes whose handlers call ``fw.parse``."""
+def build_document(
+    app: App,
+    title: str = "fw application",
+    version: str = "0.1.0",
+    pieces: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The OpenAPI 3.1 document for ``app``'s routes whose handlers call ``fw.parse``.
+
+    ``pieces`` (operations, schemas) are the generator's own, when it writes the document
+    before the new binder modules exist; by default the pieces the imported binders registered.
+    """
+    operations: Mapping[str, Any]
+    known_schemas: Mapping[str, Any]
+    if pieces is None:
+        for entry in app.entries:
+            key = _handler_key(entry.handler)
+            if key is not None:
+                registry.load_binders_near(key[0])
+        operations, known_schemas = registry.operations, registry.schemas
+    else:
+        operations, known_schemas = pieces
     paths: dict[str, dict[str, Any]] = {}
     for entry in app.entries:
         key = _handler_key(entry.handler)
         if key is None:
             continue
-        registry.load_binders_near(key[0])
-        piece = registry.operations.get(f"{registry.module_name(key[0])}:{key[1]}")
+        piece = operations.get(f"{registry.module_name(key[0])}:{key[1]}")
         if piece is None:
             continue
         path = _WILDCARD.sub(r"{\1}", entry.pattern.path.replace("{$}", ""))
@@ -147,9 +166,9 @@ def build_document(app: App, title: str = "fw application", version: str = "0.1.
     pending = sorted(used - {"Problem"})
     while pending:
         name = pending.pop()
-        if name in schemas or name not in registry.schemas:
+        if name in schemas or name not in known_schemas:
             continue
-        schemas[name] = registry.schemas[name]
+        schemas[name] = known_schemas[name]
         more: set[str] = set()
         _collect_refs(schemas[name], more)
         pending.extend(sorted(more - set(schemas)))

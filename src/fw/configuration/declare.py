@@ -136,7 +136,8 @@ class _ClassSource:
 @lru_cache(maxsize=256)
 def _parse(file: str) -> tuple[ast.Module, tuple[str, ...]]:
     text = Path(file).read_text(encoding="utf-8")
-    return ast.parse(text, file), tuple(text.splitlines())
+    # Python ends lines at LF, CRLF or CR only (``splitlines`` would also split on U+2028 ...).
+    return ast.parse(text, file), tuple(re.split(r"\r\n|\r|\n", text))
 
 
 def class_source(cls: type) -> _ClassSource:

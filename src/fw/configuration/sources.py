@@ -156,7 +156,7 @@ def read_env(options: LoadOptions, env_name: str, environ: Mapping[str, str]) ->
 def parse_dotenv(text: str, name: str) -> list[tuple[str, str, int]]:
     """``KEY=value`` lines (optional ``export``, quotes, ``#`` comments); nothing is expanded."""
     found: list[tuple[str, str, int]] = []
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue

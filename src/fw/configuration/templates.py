@@ -27,6 +27,15 @@ def _toml_value(value: Value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _toml_lines(spec: Field) -> list[str]:
+    """``name = default``; a secret is never written into a file, so it comes commented out as a
+    reference to the environment (uncommenting it is enough)."""
+    if spec.secret in ("mask", "hide") and spec.kind == "str":
+        variable = spec.env or spec.key.replace(".", "_").replace("-", "_").upper()
+        return [f"# (a secret: set {variable} in the environment)", f'# {spec.name} = "${{{variable}}}"']
+    return [f"{spec.name} = {_toml_value(spec.initial())}"]
+
+
 def _comment(text: str, indent: str = "") -> list[str]:
     return [f"{indent}# {line}".rstrip() for line in text.splitlines()] if text else []
 
@@ -48,7 +57,7 @@ def toml_template(loaders: Sequence[Loader], skip: Collection[str] = ()) -> str:
             lines.append(f"[{table}]")
             for spec in fields:
                 lines.extend(_comment(spec.help))
-                lines.append(f"{spec.name} = {_toml_value(spec.initial())}")
+                lines.extend(_toml_lines(spec))
             lines.append("")
             for array in arrays:
                 lines.extend(_comment(array.help))

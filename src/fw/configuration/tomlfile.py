@@ -159,7 +159,7 @@ def _scan(text: str, path: str) -> _Positions:
     table: tuple[str, ...] = ()
     element: tuple[tuple[str, ...], int] | None = None
     counts: dict[tuple[str, ...], int] = {}
-    lines = text.splitlines()
+    lines = _lines(text)
     index = 0
     while index < len(lines):
         lineno = index + 1
@@ -197,6 +197,12 @@ def _scan(text: str, path: str) -> _Positions:
             positions.keys[full] = lineno
         index = _scan_value(stripped[equals + 1 :], lines, index, path, lineno, ".".join(full))
     return positions
+
+
+def _lines(text: str) -> list[str]:
+    """TOML lines end at LF (CRLF included) only; ``str.splitlines`` would also split on U+2028,
+    U+0085 and the like, which TOML allows inside strings and comments, and shift every line."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 def _dotted(text: str, path: str, lineno: int, table: tuple[str, ...] = ()) -> tuple[str, ...]:

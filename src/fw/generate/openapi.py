@@ -9,12 +9,21 @@ assembles the document from these pieces and its route table when it starts, so 
 from __future__ import annotations
 
 import base64
+import importlib
+import importlib.util
+import json
+import sys
+import tomllib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fw.binding.codegen.plan import FieldPlan, StructPlan, TypeRef, is_deprecated
+from fw.errors import GenerationError
 
 if TYPE_CHECKING:
     from fw.binding.codegen.scan import CallSite
+    from fw.generate import Output
+    from fw.generate.project import Project
 
 REF_PREFIX = "#/components/schemas/"
 _FORMATS = {"email": "email", "uuid": "uuid", "date": "date", "time": "time", "datetime": "date-time"}
@@ -235,3 +244,65 @@ def operation_pieces(
     for cls, plan in plans.items():
         schemas[schema_key(plan)] = struct_schema(plan, body_only=cls in tops)
     return operations, schemas
+
+
+# The committed document ------------------------------------------------------------------------
+def document_path(project: Project) -> Path | None:
+    """Where ``fw generate`` writes the OpenAPI document, or ``None`` when it writes none.
+
+    ``[tool.fw.generate] openapi = "path/openapi.json"`` (relative to ``pyproject.toml``) or
+    ``false``; by default ``openapi.json`` next to the module of ``[tool.fw] app``.
+    """
+    if not project.app or not project.handlers:
+        return None
+    setting: Any = None
+    pyproject = project.root / "pyproject.toml"
+    if pyproject.is_file():
+        with pyproject.open("rb") as handle:
+            setting = tomllib.load(handle).get("tool", {}).get("fw", {}).get("generate", {}).get("openapi")
+    if setting is False:
+        return None
+    if isinstance(setting, str) and setting:
+        return (project.root / setting).resolve()
+    if setting is not None:
+        raise _failed(project, f"[tool.fw.generate] openapi must be a path or false, got {setting!r}")
+    if str(project.root) not in sys.path:
+        sys.path.insert(0, str(project.root))
+    try:
+        module = importlib.util.find_spec(project.app.partition(":")[0])
+    except ImportError:
+        module = None
+    if module is None or module.origin is None:
+        raise _failed(project, f"[tool.fw] app {project.app!r}: module not found")
+    return Path(module.origin).parent / "openapi.json"
+
+
+def document_output(project: Project, operations: dict[str, Any], schemas: dict[str, Any]) -> Output | None:
+    """The OpenAPI document of ``[tool.fw] app`` as a file, assembled from this run's pieces.
+
+    The App serves the same document at ``/openapi.json``; committing the file lets a review
+    see every API change as a diff.
+    """
+    from fw.app import App
+    from fw.binding.openapi_route import build_document
+    from fw.generate import Output
+
+    path = document_path(project)
+    if path is None:
+        return None
+    assert project.app is not None
+    module_name, _, attribute = project.app.partition(":")
+    try:
+        app = getattr(importlib.import_module(module_name), attribute or "app")
+    except Exception as failure:
+        raise _failed(project, f"[tool.fw] app {project.app!r}: cannot import it: {failure}") from None
+    if not isinstance(app, App):
+        raise _failed(project, f"[tool.fw] app {project.app!r} is not an fw.App")
+    document = build_document(app, pieces=(operations, schemas))
+    return Output(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def _failed(project: Project, message: str) -> Exception:
+    from fw.generate import GenerationFailed
+
+    return GenerationFailed([GenerationError(str(project.root / "pyproject.toml"), 0, message)])

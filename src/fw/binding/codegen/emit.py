@@ -3,6 +3,10 @@
 Each top-level type gets an async binder reading its sources; each nested dataclass a function
 binding it from a decoded JSON/CBOR object; each composite type a converter. Regexes are compiled
 once at import, enum values and defaults are literals, and nothing inspects annotations.
+
+Inside a binder, a JSON or CBOR value is read as a typed value and everything else (query, path,
+header, cookie, form and multipart values) as text; a binder with a fast JSON path
+(:mod:`fw.binding.codegen.fast`) tries it first and runs the code here only when it declines.
 """
 
 from __future__ import annotations
@@ -13,8 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fw.binding.codegen.fast import FastBinder, FastPaths
-from fw.binding.codegen.plan import FieldPlan, Planner, StructPlan, TypeRef
-from fw.binding.codegen.scan import CallSite
+from fw.binding.codegen.plan import FieldPlan, StructPlan, TypeRef
 from fw.binding.registry import fingerprint
 from fw.binding.values import INT_MAX, INT_MIN
 
@@ -481,9 +484,10 @@ def _emit_top_field(
             _emit_composite(lines, module, field, target, name, loc)
 
 
-def emit_module(sites: list[CallSite], tops: dict[type, StructPlan], planner: Planner, cbor: bool) -> str:
-    from fw.generate.openapi import operation_pieces
-
+def emit_module(
+    tops: dict[type, StructPlan], pieces: tuple[dict[str, Any], dict[str, Any]], cbor: bool
+) -> str:
+    """The text of one ``_fw_binders.py``: binders for ``tops`` and the OpenAPI ``pieces``."""
     module = _Module(cbor)
     binders: list[str] = []
     registrations: list[str] = []
@@ -494,7 +498,7 @@ def emit_module(sites: list[CallSite], tops: dict[type, StructPlan], planner: Pl
         registrations.append(
             f"register({module.cls(cls)}, _bind{number}, {fingerprint(cls, *closure)!r}{extra})"
         )
-    operations, schemas = operation_pieces(sites, tops, planner.plans, cbor)
+    operations, schemas = pieces
     parts = [
         HEADER,
         "# fmt: off",

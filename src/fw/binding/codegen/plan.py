@@ -31,6 +31,7 @@ SCALARS: dict[type, str] = {str: "str", int: "int", float: "float", bool: "bool"
 FORMATS = ("email", "uuid", "date", "time", "datetime")
 _RULES = ("required", "min", "max", "minlen", "maxlen", "len", "pattern", *FORMATS)
 _MISSING: Any = dataclasses.MISSING
+FILE_ONLY = "a fw.File comes from a top-level multipart body field only"
 
 
 @dataclass
@@ -194,14 +195,53 @@ class Planner:
         self.errors: list[GenerationError] = []
         self.plans: dict[type, StructPlan] = {}
         self._active: list[type] = []
+        self._nested: set[type] = set()
 
     def error(self, file: str, line: int, message: str) -> None:
         self.errors.append(GenerationError(file, line, message))
 
     def plan(self, cls: type, *, top: bool) -> StructPlan:
+        """The plan of ``cls``; ``top=False`` when it is nested in another bound type.
+
+        A plan is made once per class, but the rules for nested use are checked on every class
+        that is nested anywhere, whichever use was planned first: a type parsed directly and
+        also nested elsewhere must not carry path/query/header/cookie/method fields, rest maps
+        or files into the nested use (the nested binder reads only the body object).
+        """
         known = self.plans.get(cls)
-        if known is not None:
-            return known
+        if known is None:
+            known = self._plan(cls)
+        if not top:
+            self._nested_use(cls)
+        return known
+
+    def _nested_use(self, cls: type) -> None:
+        if cls in self._nested:
+            return
+        self._nested.add(cls)
+        if cls not in self._active:
+            self._check_nested(self.plans[cls])
+        # else: the plan is still being made (a recursive type); checked when it completes.
+
+    def _check_nested(self, plan: StructPlan) -> None:
+        for planned in plan.fields:
+            if planned.source == "rest":
+                self.error(
+                    plan.file,
+                    planned.line,
+                    f"field {planned.name!r}: a rest map is allowed on the top-level type only",
+                )
+            elif planned.type.kind == "file":
+                self.error(plan.file, planned.line, f"field {planned.name!r}: {FILE_ONLY}")
+            elif planned.source not in ("input", "payload"):
+                self.error(
+                    plan.file,
+                    planned.line,
+                    f"field {planned.name!r}: a nested dataclass binds from the body only; "
+                    f"fw.{planned.source} is allowed on the top-level type",
+                )
+
+    def _plan(self, cls: type) -> StructPlan:
         where = class_source(cls)
         plan = StructPlan(cls, where.file, where.line, where.doc)
         self.plans[cls] = plan
@@ -219,7 +259,7 @@ class Planner:
             if not item.init:
                 continue
             line = where.field_lines.get(item.name, where.line)
-            planned = self._field(cls, item, hints.get(item.name, Any), where, line, top)
+            planned = self._field(cls, item, hints.get(item.name, Any), where, line)
             if planned is None:
                 continue
             planned.doc = where.field_docs.get(item.name)
@@ -233,10 +273,12 @@ class Planner:
                     )
             plan.fields.append(planned)
         self._active.pop()
+        if cls in self._nested:
+            self._check_nested(plan)
         return plan
 
     def _field(
-        self, cls: type, item: dataclasses.Field[Any], hint: Any, where: ClassSource, line: int, top: bool
+        self, cls: type, item: dataclasses.Field[Any], hint: Any, where: ClassSource, line: int
     ) -> FieldPlan | None:
         file = where.file
         base: Any = hint
@@ -263,22 +305,11 @@ class Planner:
                 self.error(file, line, f"field {item.name!r}: more than one {what}")
         source = sources[0] if sources else Source("input", None)
         rest = source.kind == "payload" and source.name == "*"
-        if not top and source.kind not in ("input", "payload"):
-            self.error(
-                file,
-                line,
-                f"field {item.name!r}: a nested dataclass binds from the body only; "
-                f"fw.{source.kind} is allowed on the top-level type",
-            )
-        if not top and rest:
-            self.error(file, line, f"field {item.name!r}: a rest map is allowed on the top-level type only")
         ref = self._type(base, file, line, item.name, rest)
         if ref is None:
             return None
-        if ref.kind == "file" and (not top or source.kind not in ("input", "payload")):
-            self.error(
-                file, line, f"field {item.name!r}: a fw.File comes from a top-level multipart body field only"
-            )
+        if ref.kind == "file" and source.kind not in ("input", "payload"):
+            self.error(file, line, f"field {item.name!r}: {FILE_ONLY}")
             return None
         wire = source.name if source.name and not rest else lower_camel(item.name)
         planned = FieldPlan(item.name, wire, "rest" if rest else source.kind, ref, line, bool(item.kw_only))
@@ -349,6 +380,7 @@ class Planner:
             return TypeRef("dict", item=item)
         if isinstance(hint, type) and dataclasses.is_dataclass(hint):
             if hint in self._active and recursive_ok:
+                self._nested_use(hint)
                 return TypeRef("struct", struct=self.plans[hint])
             if hint in self._active:
                 self.error(
