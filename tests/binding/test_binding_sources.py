@@ -137,10 +137,12 @@ async def test_a_query_list_collects_repeated_keys_and_drops_empty_values() -> N
     assert bound.nums == [1, 2]
 
 
-async def test_an_absent_or_empty_query_list_is_an_empty_list() -> None:
+async def test_an_absent_or_empty_query_list_is_an_empty_list_or_none_when_optional() -> None:
     assert (await bind(Lists)).tags == []
     assert (await bind(Lists, query="tag=&tag=")).tags == []
     assert (await bind(Lists)).maybe_tags is None
+    assert (await bind(Lists, query="mt=&mt=")).maybe_tags is None
+    assert (await bind(Lists, query="mt=&mt=a")).maybe_tags == ["a"]
 
 
 async def test_brackets_and_commas_are_taken_literally() -> None:

@@ -184,3 +184,34 @@ def test_sub_command_fields_never_read_the_environment(mod: Any, monkeypatch: py
 def test_the_deprecated_alias_still_registers(mod: Any) -> None:
     with pytest.warns(DeprecationWarning, match="register_subcommand"):
         fw.subcommand(mod.Serve, "serve", "Serve")
+
+
+def test_help_lists_every_option_with_its_help_default_and_variable(mod: Any) -> None:
+    fw.parse_config(["--port", "1", "--help"])
+    text = registry.requested_template()
+    assert text is not None
+    assert "--port, -p INT" in text and "(default 80; env PORT)" in text
+    assert "--cli-wait DURATION" in text and "default 1s" in text
+    assert "--cli-tags TEXT" in text and "repeatable" in text
+    assert "migrate <target> [label] [extra...]: Apply migrations" in text
+    assert "--steps, -n INT" in text
+    assert "--generate-config toml|env" in text and "--config-path FILE" in text
+
+
+def test_help_never_shows_a_secret_default(declare: Declare) -> None:
+    declare(
+        PREAMBLE
+        + """
+@dataclass
+class Vault:
+    api_token: Annotated[str, fw.default("tok-123")]
+    dsn: Annotated[str, fw.default("postgresql://u:pw@db:5432/app")]
+
+
+fw.register_config(Vault, "vault")
+"""
+    )
+    fw.parse_config(["--help"])
+    text = registry.requested_template()
+    assert text is not None and "tok-123" not in text and "pw" not in text
+    assert "default postgresql://*****@db:5432/app" in text

@@ -291,3 +291,12 @@ def test_fw_generate_reports_configuration_errors_with_file_and_line(
     line = lines.index("    ratio: float") + 1
     assert f"{folder / 'settings.py'}:{line}: unsupported basic type float" in err
     assert not (folder / "_fw_config.py").exists()
+
+
+def test_help_prints_the_options_and_exits_0_without_serving(tmp_path: Path) -> None:
+    result = _run_example("--help", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: python -m examples.hello.app [options]")
+    assert "--hello-cache_for DURATION  " in result.stdout
+    assert "How long clients may cache the greeting (default 1m30s; env HELLO_CACHE_FOR)" in result.stdout
+    assert "Uvicorn" not in result.stderr

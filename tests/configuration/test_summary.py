@@ -214,3 +214,12 @@ def test_dependon_on_a_nested_struct_covers_its_whole_subtree(mod: Any) -> None:
     assert subtree.isdisjoint(summary(["--gate-extra-deeper-label=l"]))
     assert subtree <= set(summary(["--gate-enabled"]))
     assert fw.config(mod.Gate).extra.note == "x"
+
+
+def test_control_characters_in_a_value_cannot_restyle_the_terminal(mod: Any) -> None:
+    fw.parse_config(["--words-plain=\x1b[31mred\x1b[0m \u202eevil [bold]x[/bold]"])
+    out = io.StringIO()
+    write_tree(registry.summary_items(), "dev", None, out)
+    text = out.getvalue()
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "plain = \\x1b[31mred\\x1b[0m \\u202eevil [bold]x[/bold]" in text

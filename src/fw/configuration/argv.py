@@ -17,6 +17,7 @@ from fw.errors import ConfigError
 
 CONFIG_PATH = "--config-path"
 GENERATE_CONFIG = "--generate-config"
+HELP = "--help"
 
 
 @dataclass
@@ -60,6 +61,9 @@ def parse_argv(
             only_positionals = True
             continue
         name, equals, inline = token.partition("=")
+        if token == HELP and HELP not in table and HELP not in command_table:
+            parsed.template = "help"
+            continue
         if name in (CONFIG_PATH, GENERATE_CONFIG):
             index, text = _take_value(argv, index, name, equals, inline)
             if name == CONFIG_PATH:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fw import markers as m
-from fw.configuration.duration import DurationError, format_duration, parse_duration
+from fw.configuration.duration import DurationError, parse_duration
 from fw.configuration.schema import SECRET_WORDS, Kind, SecretShow, Value
 from fw.configuration.values import BadValue, parse_text
 from fw.errors import GenerationError
@@ -539,9 +539,3 @@ class Planner:
                     'positionals go required first, then optional, then one arg("*") last'
                 )
             last = rank
-
-
-def describe_value(value: Value) -> str:
-    if isinstance(value, timedelta):
-        return format_duration(value)
-    return repr(value)

@@ -35,6 +35,7 @@ from fw.configuration.sources import (
 )
 from fw.configuration.templates import env_template, toml_template
 from fw.configuration.tomlfile import FileLayer, parse_file
+from fw.configuration.usage import usage
 from fw.errors import ConfigError
 
 T = TypeVar("T")
@@ -320,10 +321,13 @@ def ensure_parsed() -> None:
 
 
 def requested_template() -> str | None:
-    """The template text when ``--generate-config toml|env`` was on the command line."""
+    """What to print instead of serving: ``--generate-config toml|env`` or ``--help``."""
     if _state.template is None:
         return None
     loaders = [_loader(registration) for registration in _state.configs.values()]
+    if _state.template == "help":
+        commands = {name: _command(registration) for name, registration in _state.commands.items()}
+        return usage(loaders, commands, REMOVED_KEYS)
     if _state.template == "toml":
         return toml_template(loaders, REMOVED_KEYS)
     return env_template(loaders, REMOVED_KEYS)
@@ -358,12 +362,6 @@ def source_of(key: str) -> str:
     if key not in _state.resolved.sources:
         raise KeyError(key)
     return _state.resolved.sources[key]
-
-
-def current_values() -> Mapping[str, Any]:
-    ensure_parsed()
-    assert _state.resolved is not None
-    return _state.resolved.values
 
 
 def print_summary_once() -> None:

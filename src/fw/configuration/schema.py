@@ -57,10 +57,6 @@ class Field:
     def name(self) -> str:
         return self.key.rpartition(".")[2]
 
-    @property
-    def has_default(self) -> bool:
-        return self.default is not None
-
     def initial(self) -> Value:
         """What the field holds when no source sets it: default, then falsy, then zero."""
         if self.default is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -118,12 +119,10 @@ def write_json(summary: Sequence[Item], app_env: str, config_file: str | None, o
 
 def write_tree(summary: Sequence[Item], app_env: str, config_file: str | None, out: TextIO) -> None:
     from rich.console import Console
-    from rich.markup import escape
     from rich.tree import Tree
 
-    root = Tree(
-        f"[bold]configuration[/bold] (APP_ENV={escape(app_env)}, file={escape(config_file or 'none')})"
-    )
+    file = _safe(config_file or "none")
+    root = Tree(f"[bold]configuration[/bold] (APP_ENV={_safe(app_env)}, file={file})")
     branches: dict[str, Tree] = {}
     for item in summary:
         table, _, name = item.key.rpartition(".")
@@ -132,11 +131,23 @@ def write_tree(summary: Sequence[Item], app_env: str, config_file: str | None, o
         for part in table.split(".") if table else []:
             path = f"{path}.{part}" if path else part
             if path not in branches:
-                branches[path] = parent.add(f"[bold]{escape(part)}[/bold]")
+                branches[path] = parent.add(f"[bold]{_safe(part)}[/bold]")
             parent = branches[path]
         value = item.value if item.value != "" else '""'  # an empty value still reads as one
-        parent.add(f"{escape(name)} = {escape(value)}  [dim]{escape(item.source)}[/dim]")
+        parent.add(f"{_safe(name)} = {_safe(value)}  [dim]{_safe(item.source)}[/dim]")
     Console(file=out, soft_wrap=True).print(root)
+
+
+def _safe(text: str) -> str:
+    """Rich markup escaped, and control or format characters (ANSI escapes, bidi overrides) shown
+    as escapes, so a value can never restyle or reorder what the terminal displays."""
+    from rich.markup import escape
+
+    shown = "".join(
+        char.encode("unicode_escape").decode() if unicodedata.category(char) in ("Cc", "Cf") else char
+        for char in text
+    )
+    return escape(shown)
 
 
 def write(summary: Sequence[Item], app_env: str, config_file: str | None, out: TextIO | None = None) -> None:

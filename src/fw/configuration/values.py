@@ -72,11 +72,6 @@ def parse_scalar(kind: Kind, text: str) -> Value:
     return parse_text(kind, text)
 
 
-def same_value(a: Value, b: Value) -> bool:
-    """Compare by value: ``0s`` and ``0ms`` are the same duration."""
-    return a == b
-
-
 def display(value: Value) -> str:
     """The text form of a value, as the summary and the templates print it."""
     if isinstance(value, bool):
@@ -92,4 +87,4 @@ def is_off(value: Value, falsy: Value | None) -> bool:
     """Off for ``dependon``: empty string, false, empty list, or the declared falsy value."""
     if value is False or value == "" or value == []:
         return True
-    return falsy is not None and same_value(value, falsy)
+    return falsy is not None and value == falsy  # by value: 0s and 0ms are the same duration

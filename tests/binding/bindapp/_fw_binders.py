@@ -756,7 +756,7 @@ async def _bind2(request):
     # maybe_tags: query 'mt'
     l = q.get('mt')
     x = [s for s in l if s] if l else []
-    f4 = x if l else None
+    f4 = x or None
     if errors:
         raise BindError(errors)
     return _T2(f0, f1, f2, f3, f4)

@@ -270,7 +270,7 @@ def _emit_text_list(lines: _Lines, field: FieldPlan, target: str, name: str, loc
         with lines.block("if not x:"):
             lines(f"errors.append(FieldError({name}, {loc}, 'required'))")
     if field.type.optional:
-        lines(f"{target} = x if l else None")
+        lines(f"{target} = x or None")  # only empty values: as absent
     else:
         lines(f"{target} = x")
 
