@@ -1,16 +1,23 @@
 """Browser-session overhead per request: resolving the ``fw_session`` cookie in each backend.
 
-    .venv/bin/python benchmarks/session_resolution.py [--requests 3000] [--redis redis://127.0.0.1:6379/15]
+    .venv/bin/python benchmarks/session_resolution.py [--requests 3000]
+        [--redis redis://127.0.0.1:6379/15] [--postgres postgresql://postgres@127.0.0.1:5432/test]
 
-Calls the App in process (ASGI, no network) with a signed-in cookie and reports the median time
-of one request, against the same App answering an anonymous request (the floor). The account
-re-read is outside the measurement window (it happens at most once per 30 s per account).
+Each App is configured the way an application is (TOML and environment layers through
+``fw.testing.configured``), so the real ``extension_for`` path composes ``oidc_only`` with the
+session backend under test. The App is called in process (ASGI, no HTTP) with a signed-in
+cookie and the median time of one request is reported against the same App answering an
+anonymous request (the floor). The account re-read is outside the measurement window (it
+happens at most once per 30 s per account). A backend whose server is not running is reported
+as skipped. ``--postgres`` defaults to ``FW_TEST_POSTGRES_DSN``, ``--redis`` to
+``FW_TEST_REDIS_URL``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import secrets
 import statistics
 import sys
@@ -21,24 +28,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from typing import Any
+
 import httpx
-from auth_oidc.support import auth_settings, make_app, oidc_settings, session_settings
+from auth_oidc.support import layers, login_extension, make_app, session_settings
 
 from fw.auth import accounts
-from fw.auth.modes.oidc_only import BrowserLoginSettings, OidcOnly
 from fw.auth.sessions import SessionSummary
 from fw.rdb.migrate import upgrade
-from fw.settings import RdbSettings, SessionSettings
+from fw.testing import configured
+
+#: Never contacted: discovery is lazy, and no request here goes to the provider.
+ISSUER = "http://127.0.0.1:9"
 
 
-async def measure(session: SessionSettings, dsn: str, requests: int) -> tuple[float, float]:
-    settings = BrowserLoginSettings(
-        auth_settings(oidc_settings(None, issuer="http://127.0.0.1:9", allow_loopback_http=True)),
-        session,
-        RdbSettings(dsn),
-    )
-    extension = OidcOnly(settings)
-    app = make_app(extension)
+async def measure(session: dict[str, Any], dsn: str, requests: int) -> tuple[float, float]:
+    with configured(**layers(ISSUER, dsn, session=session)):
+        app = make_app()
+        extension = login_extension(app)
     await app.startup()
     try:
         summary = SessionSummary("bench", "Bench", "b@example.test", "http://127.0.0.1:9", "bench", None)
@@ -64,20 +71,27 @@ async def measure(session: SessionSettings, dsn: str, requests: int) -> tuple[fl
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=3000)
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/15")
+    parser.add_argument("--redis", default=os.environ.get("FW_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("FW_TEST_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/test"),
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        dsn = f"sqlite:///{folder}/bench.sqlite3"
-        await upgrade(dsn)
+        sqlite = f"sqlite:///{folder}/bench.sqlite3"
+        await upgrade(sqlite)
         backends = {
-            "rdb (SQLite)": session_settings("rdb"),
-            "cookie (AES-GCM)": session_settings("cookie", secret=secrets.token_urlsafe(32)),
-            "redis": session_settings("redis", redis_url=args.redis),
+            "cookie (AES-GCM)": (session_settings("cookie", secret=secrets.token_urlsafe(32)), sqlite),
+            "redis": (session_settings("redis", redis_url=args.redis), sqlite),
+            "rdb on SQLite": (session_settings("rdb"), sqlite),
+            "rdb on PostgreSQL": (session_settings("rdb"), args.postgres),
         }
         print("| session backend | anonymous request | signed-in request | session overhead |")
         print("|---|---|---|---|")
-        for name, session in backends.items():
+        for name, (session, dsn) in backends.items():
             try:
+                if dsn != sqlite:
+                    await upgrade(dsn)
                 anonymous, signed_in = await measure(session, dsn, args.requests)
             except Exception as error:  # a backend that is not running is reported, not fatal
                 print(f"| {name} | skipped: {type(error).__name__} | | |")

@@ -27,6 +27,7 @@ from fw import configuration as _config
 from fw.errors import ConfigError, StartupError
 from fw.problems import Problem, problem_from
 from fw.routing import Pattern, parse_pattern
+from fw.server_checks import check_server
 from fw.settings import ServerSettings
 
 logger = logging.getLogger("fw")
@@ -160,6 +161,7 @@ class App:
 
     async def startup(self) -> None:
         """Run every startup check and hook; raises :class:`fw.StartupError` to refuse."""
+        await check_server(_config.config(ServerSettings))
         for ext in self.extensions:
             await ext.startup()
         for hook in self._on_startup:

@@ -20,9 +20,13 @@ Location = Literal["input", "query", "payload", "path", "header", "cookie"]
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FieldError:
-    """One rejected field: its wire name, where its value would come from, and why."""
+    """One rejected field: its wire name, where its value would come from, and why.
+
+    Not frozen: binders build one per rejected value, and a frozen dataclass's ``__init__``
+    costs several times as much on that path.
+    """
 
     field: str
     location: Location

@@ -22,6 +22,13 @@ from fw.auth.revocation import (
     token_revoked,
 )
 
+# --- the startup summary shows only the tables the chosen auth.mode reads ---
+# isort: split
+from fw.auth import mode_rules as _mode_rules
+from fw.configuration.activity import register_inactive_hook as _register_inactive_hook
+
+_register_inactive_hook(_mode_rules.unread_tables)
+
 __all__ = [
     "Account",
     "Caller",

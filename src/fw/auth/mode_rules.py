@@ -7,12 +7,14 @@
 - issuers are https, except a loopback issuer with ``allow_loopback_http = true``.
 
 Protocol-specific checks (discovery, stores, keys) happen later, in the mode's own startup.
+The same table knowledge tells the startup summary which tables the chosen mode leaves unread
+(:func:`unread_tables`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -47,6 +49,18 @@ READERS: dict[str, frozenset[str]] = {
 }
 
 PATH_KEYS = ("login_path", "callback_path", "logout_path", "post_login_path")
+
+
+def unread_tables(values: Mapping[str, Any]) -> list[str]:
+    """The ``[auth]`` tables (and keys) the configured mode does not read, for the startup summary.
+
+    Nothing is reported while auth is off (``dependon`` already hides ``[auth]``) or the mode is
+    unknown (startup refuses it, and every key stays visible to explain why).
+    """
+    mode = values.get("auth.mode")
+    if values.get("auth.enabled") is not True or mode not in MODES:
+        return []
+    return [f"auth.{table}" for table, readers in READERS.items() if mode not in readers]
 
 
 def keys_of(value: Any, prefix: str) -> Iterator[str]:
@@ -84,16 +98,16 @@ def check(auth: AuthSettings, source_of: SourceOf) -> None:
             "this key was removed; use auth.oidc.logout_scope (reconfirm or global)",
         )
     if mode in ("oidc_only", "oidc_passkey"):
-        _required(auth.oidc.issuer, "auth.oidc.issuer")
-        _required(auth.oidc.client_id, "auth.oidc.client_id")
-        _required(auth.oidc.client_secret, "auth.oidc.client_secret")
+        _credential(auth.oidc.issuer, "auth.oidc.issuer", mode)
+        _credential(auth.oidc.client_id, "auth.oidc.client_id", mode)
+        _credential(auth.oidc.client_secret, "auth.oidc.client_secret", mode, secret=True)
         _issuer("auth.oidc", auth.oidc.issuer, auth.oidc.allow_loopback_http)
     if mode == "oidc_passkey":
         _required(auth.recovery.policy, "auth.recovery.policy")
     if mode == "oauth_only":
         _required(auth.oauth.provider, "auth.oauth.provider")
-        _required(auth.oauth.client_id, "auth.oauth.client_id")
-        _required(auth.oauth.client_secret, "auth.oauth.client_secret")
+        _credential(auth.oauth.client_id, "auth.oauth.client_id", mode)
+        _credential(auth.oauth.client_secret, "auth.oauth.client_secret", mode, secret=True)
     if mode == "jwt_only":
         _jwt(auth)
 
@@ -142,6 +156,31 @@ def _paths(auth: AuthSettings) -> None:
 def _required(value: object, key: str) -> None:
     if value in ("", None, [], timedelta(0)):
         raise StartupError(key, value, f"{key} is required for this auth.mode; set it")
+
+
+def env_name(key: str) -> str:
+    """The environment variable of a framework key: ``auth.oidc.issuer`` -> ``AUTH_OIDC_ISSUER``."""
+    return key.upper().replace(".", "_")
+
+
+def _credential(value: str, key: str, mode: str, *, secret: bool = False) -> None:
+    """A provider credential: usually delivered by the environment, so the fix names the variable."""
+    if value:
+        return
+    table, _, name = key.rpartition(".")
+    env = env_name(key)
+    if secret:
+        fix = (
+            f"required for auth.mode = {mode}; set the environment variable {env}, or write "
+            f'{name} = "${{NAME}}" under [{table}] in the config file to read it from the variable NAME '
+            "(never the secret itself)"
+        )
+    else:
+        fix = (
+            f"required for auth.mode = {mode}; set the environment variable {env}, or write {name} under "
+            f'[{table}] in the config file (the value, or "${{NAME}}" to read the variable NAME)'
+        )
+    raise StartupError(key, value, fix)
 
 
 def _issuer(table: str, issuer: str, allow_loopback_http: bool) -> None:

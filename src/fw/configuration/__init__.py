@@ -7,8 +7,8 @@ names here are the runtime the App, the ``fw`` command and applications call.
 
 from __future__ import annotations
 
-from fw.configuration import doctor as _doctor
 from fw.configuration.registry import (
+    advisories,
     command,
     config,
     ensure_parsed,
@@ -24,27 +24,15 @@ from fw.configuration.registry import (
     subcommand,
     summary_items,
 )
-from fw.configuration.registry import state as _state
 
 
 def doctor_report() -> list[str]:
     """Configuration findings for ``fw doctor``: lines starting ``error:`` or ``warning:``."""
-    ensure_parsed()
-    current = _state()
-    assert current.resolved is not None
-    loaders = [reg.loader for reg in current.configs.values() if reg.loader is not None]
-    from fw.configuration.schema import Loader
-
-    return _doctor.report(
-        [loader for loader in loaders if isinstance(loader, Loader)],
-        current.resolved.values,
-        current.resolved.sources,
-        current.file,
-        current.app_env,
-    )
+    return [advisory.line() for advisory in advisories()]
 
 
 __all__ = [
+    "advisories",
     "command",
     "config",
     "doctor_report",

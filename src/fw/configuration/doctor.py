@@ -1,12 +1,15 @@
-"""``fw doctor``'s configuration findings: risky settings and secrets written into files.
+"""Configuration advisories: risky settings and secrets written into files.
 
-Lines start with ``error:`` or ``warning:``; an error makes ``fw doctor`` exit non-zero.
+``fw doctor`` prints them as lines starting ``error:`` or ``warning:`` (an error makes it exit
+non-zero); the startup summary carries the same findings, so a deployment that never runs the
+doctor still sees them at their level. No advisory carries a secret value: secrets appear masked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from fw.configuration.schema import Loader
@@ -16,14 +19,26 @@ from fw.configuration.tomlfile import FileLayer
 _BROWSER_TABLE = {"oidc_only": "auth.oidc", "oidc_passkey": "auth.oidc", "oauth_only": "auth.oauth"}
 
 
-def report(
+@dataclass(frozen=True, slots=True)
+class Advisory:
+    """One finding: its level, the key it is about, and the sentence explaining it."""
+
+    level: Literal["error", "warning"]
+    key: str
+    msg: str
+
+    def line(self) -> str:
+        return f"{self.level}: {self.msg}"
+
+
+def advisories(
     loaders: list[Loader],
     values: Mapping[str, Any],
     sources: Mapping[str, str],
     file: FileLayer | None,
     app_env: str,
-) -> list[str]:
-    lines: list[str] = []
+) -> list[Advisory]:
+    lines: list[Advisory] = []
     auth_on = values.get("auth.enabled") is True
     mode = values.get("auth.mode", "")
     revocation_on = values.get("auth.jwt.revocation.mode") not in (None, "", "off")
@@ -31,8 +46,12 @@ def report(
     if auth_on and mode == "jwt_only" and revocation_on and admit:
         source = sources.get("auth.jwt.revocation.on_unavailable", "default")
         lines.append(
-            f"error: auth.jwt.revocation.on_unavailable = 'admit' (from {source}): revoked tokens are "
-            "accepted while the revocation store is down; use refuse (503) unless the risk is accepted"
+            Advisory(
+                "error",
+                "auth.jwt.revocation.on_unavailable",
+                f"auth.jwt.revocation.on_unavailable = 'admit' (from {source}): revoked tokens are "
+                "accepted while the revocation store is down; use refuse (503) unless the risk is accepted",
+            )
         )
     table = _BROWSER_TABLE.get(str(mode))
     if auth_on and table is not None and app_env != "dev":
@@ -41,13 +60,21 @@ def report(
         parts = urlsplit(url)
         if not url:
             lines.append(
-                f"error: {key} is empty: outside dev set the absolute callback URL registered at the "
-                "provider (https://host/auth/callback)"
+                Advisory(
+                    "error",
+                    key,
+                    f"{key} is empty: outside dev set the absolute callback URL registered at the "
+                    "provider (https://host/auth/callback)",
+                )
             )
         elif not parts.scheme or not parts.netloc:
             lines.append(
-                f"error: {key} = {url!r} is path-only: outside dev it must be an absolute URL "
-                "(https://host/auth/callback)"
+                Advisory(
+                    "error",
+                    key,
+                    f"{key} = {url!r} is path-only: outside dev it must be an absolute URL "
+                    "(https://host/auth/callback)",
+                )
             )
     if file is not None:
         for loader in loaders:
@@ -63,7 +90,11 @@ def report(
                 else:
                     shown = MASK
                 lines.append(
-                    f"warning: {spec.key} = {shown} is written in {file.path}:{entry.line}: secrets are "
-                    "never committed; reference the environment with ${NAME} instead"
+                    Advisory(
+                        "warning",
+                        spec.key,
+                        f"{spec.key} = {shown} is written in {file.path}:{entry.line}: secrets are "
+                        "never committed; reference the environment with ${NAME} instead",
+                    )
                 )
     return lines

@@ -19,7 +19,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from fw.configuration import doctor as _doctor
 from fw.configuration import summary as _summary
+from fw.configuration.activity import inactive_subtrees
 from fw.configuration.argv import ParsedArgs, parse_argv
 from fw.configuration.resolve import Resolved, resolve
 from fw.configuration.schema import Command, Field, Loader, fingerprint, type_name
@@ -371,16 +373,29 @@ def print_summary_once() -> None:
     ensure_parsed()
     assert _state.resolved is not None
     _state.summary_printed = True
-    loaders = [_loader(registration) for registration in _state.configs.values()]
-    found = _summary.items(loaders, _state.resolved.values, _state.resolved.sources)
-    _summary.write(found, _state.app_env, _state.file.path if _state.file else None)
+    _summary.write(
+        summary_items(), _state.app_env, _state.file.path if _state.file else None, advisories=advisories()
+    )
 
 
 def summary_items() -> list[_summary.Item]:
+    """What the startup summary lists: shown keys, minus dependents of off keys and inactive subtrees."""
     ensure_parsed()
     assert _state.resolved is not None
     loaders = [_loader(registration) for registration in _state.configs.values()]
-    return _summary.items(loaders, _state.resolved.values, _state.resolved.sources)
+    values = _state.resolved.values
+    return _summary.items(loaders, values, _state.resolved.sources, inactive_subtrees(values))
+
+
+def advisories() -> list[_doctor.Advisory]:
+    """The configuration advisories (``fw doctor`` and the startup summary), secret values masked."""
+    ensure_parsed()
+    assert _state.resolved is not None
+    loaders = [_loader(registration) for registration in _state.configs.values()]
+    values = _state.resolved.values
+    found = _doctor.advisories(loaders, values, _state.resolved.sources, _state.file, _state.app_env)
+    secrets = _summary.secret_texts(loaders, values)
+    return [dataclasses.replace(item, msg=_summary.redact(item.msg, secrets)) for item in found]
 
 
 # Side-effect-free loading, for tests of any pillar.

@@ -1,7 +1,9 @@
-"""The startup summary: every value with the source that won, secrets masked, dependents filtered.
+"""The startup summary: every value with the source that won, secrets masked, dependents filtered,
+and the configuration advisories at their level (an ``error`` advisory makes the record an error).
 
 Masking is decided by the generated key table (explicit ``secret`` markers, else the key-word
-auto-detection), so the summary, ``fw doctor`` and any log agree on what is shown.
+auto-detection), so the summary, ``fw doctor`` and any log agree on what is shown. Keys under a
+subtree a pillar reports inactive (:mod:`fw.configuration.activity`) are left out.
 """
 
 from __future__ import annotations
@@ -11,11 +13,15 @@ import sys
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import unquote, urlsplit
 
+from fw.configuration.activity import is_inactive
 from fw.configuration.schema import Field, Loader, SecretShow, Value
 from fw.configuration.values import display, is_off
+
+if TYPE_CHECKING:
+    from fw.configuration.doctor import Advisory
 
 MASK = "*****"
 
@@ -80,12 +86,17 @@ def is_key_off(
     return any(is_key_off(parent, fields, values, seen | {key}) for parent in spec.dependon)
 
 
-def items(loaders: Sequence[Loader], values: Mapping[str, Any], sources: Mapping[str, str]) -> list[Item]:
+def items(
+    loaders: Sequence[Loader],
+    values: Mapping[str, Any],
+    sources: Mapping[str, str],
+    inactive: frozenset[str] = frozenset(),
+) -> list[Item]:
     fields = {spec.key: spec for loader in loaders for spec in loader.fields}
     out: list[Item] = []
     for loader in sorted(loaders, key=lambda entry: entry.prefix):
         for spec in loader.fields:
-            if spec.key not in values:
+            if spec.key not in values or is_inactive(spec.key, inactive):
                 continue
             if any(is_key_off(parent, fields, values, frozenset({spec.key})) for parent in spec.dependon):
                 continue
@@ -93,6 +104,8 @@ def items(loaders: Sequence[Loader], values: Mapping[str, Any], sources: Mapping
             if form is not None:
                 out.append(Item(spec.key, form[0], sources.get(spec.key, "default"), form[1]))
         for array in loader.arrays:
+            if is_inactive(array.key, inactive):
+                continue
             if any(is_key_off(parent, fields, values, frozenset({array.key})) for parent in array.dependon):
                 continue
             for index, element in enumerate(values.get(array.key, [])):
@@ -104,20 +117,87 @@ def items(loaders: Sequence[Loader], values: Mapping[str, Any], sources: Mapping
     return out
 
 
-def write_json(summary: Sequence[Item], app_env: str, config_file: str | None, out: TextIO) -> None:
-    record = {
-        "level": "info",
+def secret_texts(loaders: Sequence[Loader], values: Mapping[str, Any]) -> list[str]:
+    """Every non-empty secret value as text, longest first; of a DSN, what its masked form drops
+    (the password and the query), not the parts the summary shows anyway."""
+    found: set[str] = set()
+
+    def add(value: Any, mode: SecretShow) -> None:
+        if mode in ("", "show"):
+            return
+        for text in value if isinstance(value, list) else [value]:
+            text = display(text) if not isinstance(text, str) else text
+            if not text:
+                continue
+            if mode != "dsn":
+                found.add(text)
+                continue
+            if mask_dsn(text) != text:
+                found.add(text)
+            try:
+                parts = urlsplit(text)
+                hidden = [parts.password, parts.query]
+            except ValueError:
+                continue
+            found.update(part for part in hidden if part)
+            found.update(unquote(part) for part in hidden if part)
+
+    for loader in loaders:
+        for spec in loader.fields:
+            if spec.key in values:
+                add(values[spec.key], spec.secret)
+        for array in loader.arrays:
+            for element in values.get(array.key, []):
+                for spec in array.fields:
+                    if spec.key in element:
+                        add(element[spec.key], array.secret or spec.secret)
+    return sorted(found, key=len, reverse=True)
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every secret value replaced by the mask (the last line of defence for messages
+    built from configuration values)."""
+    for secret in secrets:
+        text = text.replace(secret, MASK)
+    return text
+
+
+def record_level(advisories: Sequence[Advisory]) -> str:
+    """``error`` when any advisory is an error, ``warning`` when any is a warning, else ``info``."""
+    levels = {advisory.level for advisory in advisories}
+    return "error" if "error" in levels else "warning" if "warning" in levels else "info"
+
+
+def write_json(
+    summary: Sequence[Item],
+    app_env: str,
+    config_file: str | None,
+    out: TextIO,
+    advisories: Sequence[Advisory] = (),
+) -> None:
+    record: dict[str, Any] = {
+        "level": record_level(advisories),
         "logger": "fw.config",
         "msg": "configuration",
         "app_env": app_env,
         "config_file": config_file,
         "values": {item.key: {"value": item.json_value, "source": item.source} for item in summary},
     }
+    if advisories:
+        record["advisories"] = [
+            {"level": advisory.level, "key": advisory.key, "msg": advisory.msg} for advisory in advisories
+        ]
     out.write(json.dumps(record, separators=(",", ":")) + "\n")
     out.flush()
 
 
-def write_tree(summary: Sequence[Item], app_env: str, config_file: str | None, out: TextIO) -> None:
+def write_tree(
+    summary: Sequence[Item],
+    app_env: str,
+    config_file: str | None,
+    out: TextIO,
+    advisories: Sequence[Advisory] = (),
+) -> None:
     from rich.console import Console
     from rich.tree import Tree
 
@@ -135,7 +215,11 @@ def write_tree(summary: Sequence[Item], app_env: str, config_file: str | None, o
             parent = branches[path]
         value = item.value if item.value != "" else '""'  # an empty value still reads as one
         parent.add(f"{_safe(name)} = {_safe(value)}  [dim]{_safe(item.source)}[/dim]")
-    Console(file=out, soft_wrap=True).print(root)
+    console = Console(file=out, soft_wrap=True)
+    console.print(root)
+    for advisory in advisories:
+        style = "bold red" if advisory.level == "error" else "yellow"
+        console.print(f"[{style}]{advisory.level}:[/{style}] {_safe(advisory.msg)}", highlight=False)
 
 
 def _safe(text: str) -> str:
@@ -150,10 +234,16 @@ def _safe(text: str) -> str:
     return escape(shown)
 
 
-def write(summary: Sequence[Item], app_env: str, config_file: str | None, out: TextIO | None = None) -> None:
+def write(
+    summary: Sequence[Item],
+    app_env: str,
+    config_file: str | None,
+    out: TextIO | None = None,
+    advisories: Sequence[Advisory] = (),
+) -> None:
     """A Rich tree on a terminal, one JSON log line otherwise (containers, pipes, files)."""
     stream = out or sys.stdout
     if stream.isatty():
-        write_tree(summary, app_env, config_file, stream)
+        write_tree(summary, app_env, config_file, stream, advisories)
     else:
-        write_json(summary, app_env, config_file, stream)
+        write_json(summary, app_env, config_file, stream, advisories)

@@ -112,10 +112,6 @@ def check_settings(settings: BrowserLoginSettings) -> None:
         raise StartupError(
             "auth.protection.unauthenticated", auth.protection.unauthenticated, "use redirect or unauthorized"
         )
-    for name in ("issuer", "client_id", "client_secret"):
-        if not getattr(oidc, name):
-            env = f"AUTH_OIDC_{name.upper()}"
-            raise StartupError(f"auth.oidc.{name}", "", f"required for browser login; set it or {env}")
     problem = check_issuer_url(oidc.issuer, allow_loopback_http=oidc.allow_loopback_http)
     if problem:
         raise StartupError("auth.oidc.issuer", oidc.issuer, problem)
