@@ -103,3 +103,37 @@ def test_routes_cannot_be_added_after_start() -> None:
     app = make_app()
     with TestClient(app), pytest.raises(RuntimeError, match="after the App has started"):
         app.add_route("GET /late", lambda request: fw.Response())
+
+
+def test_a_refusal_to_start_reaches_a_test_client_as_the_startup_error() -> None:
+    import pytest
+
+    app = make_app()
+
+    @app.on_startup
+    async def refuse() -> None:
+        raise fw.StartupError("app.mode", "chaos", "use one of: calm, busy")
+
+    with pytest.raises(fw.StartupError, match=r"app\.mode"), TestClient(app):
+        pass
+
+
+def test_a_refusal_to_start_under_plain_uvicorn_is_one_line_without_traceback(tmp_path: object) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "SERVER_PORT": "70000", "APP_ENV": "dev"}
+    result = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "--app-dir", str(root), "examples.hello.app:app", "--port", "0"],
+        cwd=str(tmp_path),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "fw: server.port = 70000: use a port from 0 to 65535" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.returncode != 0

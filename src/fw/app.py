@@ -8,10 +8,10 @@ after the module that creates the App has been imported.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import traceback
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -155,7 +155,6 @@ class App:
                     HTTPException: _render_http_exception,
                     Exception: _render_error,
                 },
-                lifespan=self._lifespan,
             )
         return self._asgi
 
@@ -173,17 +172,39 @@ class App:
         for ext in reversed(self.extensions):
             await ext.shutdown()
 
-    @contextlib.asynccontextmanager
-    async def _lifespan(self, _app: Starlette) -> AsyncIterator[None]:
-        await self.startup()
-        _config.print_summary_once()
-        try:
-            yield
-        finally:
-            await self.shutdown()
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.build()(scope, receive, send)
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        else:
+            await self.build()(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """The ASGI lifespan protocol, answered by the App itself.
+
+        A refusal to start reaches the server as one line (``fw: key = value: fix``) in the
+        ``startup.failed`` message, so uvicorn or any other server prints that line and exits
+        instead of a traceback (uvicorn logs no traceback once ``startup.failed`` was sent);
+        anything unexpected still carries its traceback.
+        """
+        await receive()  # lifespan.startup
+        try:
+            self.build()
+            await self.startup()
+            _config.print_summary_once()
+        except (ConfigError, StartupError) as error:
+            await send({"type": "lifespan.startup.failed", "message": f"fw: {error}"})
+            raise  # servers that already read the message stay quiet; test clients see the error
+        except BaseException:
+            await send({"type": "lifespan.startup.failed", "message": traceback.format_exc()})
+            raise
+        await send({"type": "lifespan.startup.complete"})
+        await receive()  # lifespan.shutdown
+        try:
+            await self.shutdown()
+        except BaseException:
+            await send({"type": "lifespan.shutdown.failed", "message": traceback.format_exc()})
+            raise
+        await send({"type": "lifespan.shutdown.complete"})
 
 
 async def _render_error(request: Request, exc: Exception) -> Response:
