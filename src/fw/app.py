@@ -13,7 +13,7 @@ import sys
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -34,6 +34,8 @@ logger = logging.getLogger("fw")
 
 Handler = Callable[[Request], Awaitable[Response]] | Callable[[Request], Response]
 StartupHook = Callable[[], Awaitable[None]]
+#: A decorated handler keeps its own signature, so calling it directly still type-checks.
+HandlerT = TypeVar("HandlerT", bound=Handler)
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
@@ -76,10 +78,10 @@ class App:
         self._asgi: ASGIApp | None = None
 
     # Building the route table.
-    def route(self, pattern: str, *, name: str | None = None) -> Callable[[Handler], Handler]:
+    def route(self, pattern: str, *, name: str | None = None) -> Callable[[HandlerT], HandlerT]:
         """Register a handler for ``"METHOD /path/{id}"`` (no method: every method)."""
 
-        def decorate(handler: Handler) -> Handler:
+        def decorate(handler: HandlerT) -> HandlerT:
             self.add_route(pattern, handler, name=name)
             return handler
 

@@ -1,4 +1,4 @@
-"""The ``fw`` command: generate, run, dev, doctor, migrate.
+"""The ``fw`` command: generate, run, dev, doctor, migrate, init.
 
 Every sub-command that starts or checks the application reads ``[tool.fw]`` from the nearest
 ``pyproject.toml``; errors print one line to stderr and exit non-zero, never a traceback.
@@ -117,12 +117,31 @@ def cmd_migrate(project: Project, rest: list[str]) -> int:
     return 0
 
 
+def cmd_init(_project: Project | None, rest: list[str]) -> int:
+    """Create a new project (``fw init --help``); it works where no ``pyproject.toml`` exists yet."""
+    from fw.scaffold import ScaffoldError, scaffold
+    from fw.scaffold.command import parse_init_args
+
+    try:
+        options = parse_init_args(rest)
+        written = scaffold(options)
+    except ScaffoldError as refusal:
+        return _fail(str(refusal))
+    root = options.directory.resolve()
+    for path in written:
+        print(f"wrote {path.relative_to(root)}")
+    enter = "" if root == Path.cwd().resolve() else f"cd {options.directory} && "
+    print(f"next: {enter}pip install -e . && fw dev  (docs/getting-started.md)")
+    return 0
+
+
 COMMANDS = {
     "generate": (cmd_generate, "write binders, config loaders and the OpenAPI document"),
     "run": (cmd_run, "serve the application"),
     "dev": (cmd_dev, "serve for development (generation, migrations, development identity provider)"),
     "doctor": (cmd_doctor, "check configuration and startup preconditions"),
     "migrate": (cmd_migrate, "apply pending database migrations"),
+    "init": (cmd_init, "create a new project (fw init --help)"),
 }
 
 
@@ -135,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, rest = parser.parse_known_args(argv)
     handler = COMMANDS[args.command][0]
     try:
+        if args.command == "init":  # creates the project, so there is none to load yet
+            return cmd_init(None, rest)
         project = load_project(args.project)
         return handler(project, rest)
     except GenerationFailed as failure:

@@ -1,6 +1,6 @@
 """Route patterns in the ``"METHOD /path/{wildcard}"`` form, translated to Starlette routes.
 
-The pattern language is the one Go 1.22's ServeMux uses, so the spec's examples read the same:
+The pattern language is the one fw's specification is written in, so its examples read the same:
 ``{name}`` is one segment, ``{name...}`` the rest of the path, ``{$}`` anchors a trailing slash,
 and a pattern without a method matches every method (GET also answers HEAD).
 """

@@ -103,12 +103,13 @@ def forget_account(account_id: str) -> None:
     _last_read.pop(account_id, None)
 
 
-def reread_due(account_id: str, now: float | None = None) -> bool:
+def reread_due(account_id: str) -> bool:
     last = _last_read.get(account_id)
-    return last is None or (now if now is not None else time.monotonic()) - last >= REREAD_INTERVAL
+    return last is None or time.monotonic() - last >= REREAD_INTERVAL
 
 
 def mark_read(account_id: str, now: float | None = None) -> None:
+    """Record a re-read at ``now`` (default: the present); a future ``now`` postpones the next one."""
     _last_read[account_id] = now if now is not None else time.monotonic()
 
 

@@ -7,7 +7,7 @@ Pure policies over verified claims; the browser modes reuse them with their own 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from fw.rdb.engine import STORE_ERRORS, StoreUnavailable, reader
 from fw.rdb.runtime import engine_for_call
 from fw.rdb.tables import ALLOWLIST
+from fw.settings import Claim
 
 ADMISSIONS = ("authenticated", "claim", "registered")
 _MISSING = object()
@@ -93,9 +94,14 @@ class ClaimMatch:
     pointer: str
     values: frozenset[str]
     match_all: bool
+    #: The pointer parsed once, here, so no request pays for it.
+    tokens: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tokens", tuple(parse_pointer(self.pointer)))
 
     async def admits(self, issuer: str, claims: Mapping[str, Any]) -> bool:
-        present = values_at(claims, parse_pointer(self.pointer))
+        present = values_at(claims, self.tokens)
         if self.match_all:
             return self.values <= present
         return not self.values.isdisjoint(present)
@@ -182,23 +188,30 @@ def admission_problem(
     return None
 
 
-def build(
-    admission: str,
-    *,
-    pointer: str,
-    values: Sequence[str],
-    match: str,
-    registered_claims: str,
-    identity_claim: str,
-    engine: AsyncEngine | None,
-) -> Admission:
+class AdmissionTable(Protocol):
+    """The admission keys every mode's own table carries (``[auth.jwt]``, ``[auth.oidc]``)."""
+
+    @property
+    def admission(self) -> str: ...
+    @property
+    def claim(self) -> Claim: ...
+    @property
+    def registered_claims(self) -> str: ...
+    @property
+    def identity_claim(self) -> str: ...
+
+
+def build(table: AdmissionTable, engine: AsyncEngine | None) -> Admission:
     """The admission policy for validated settings (``engine`` is needed only by ``registered``)."""
-    if admission == "claim":
-        return ClaimMatch(pointer, frozenset(values), match == "all")
-    if admission == "registered":
+    if table.admission == "claim":
+        claim = table.claim
+        return ClaimMatch(claim.path, frozenset(claim.values), claim.match == "all")
+    if table.admission == "registered":
         if engine is None:
             raise ValueError("admission registered needs the relational store")
-        return Registered(AllowList(engine), registered_claim_names(registered_claims, identity_claim))
+        return Registered(
+            AllowList(engine), registered_claim_names(table.registered_claims, table.identity_claim)
+        )
     return Everyone()
 
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.requests import HTTPConnection
 
 from fw.auth.accounts import Identity
+
+if TYPE_CHECKING:
+    from fw.auth.sessions.user import User
 
 SCOPE_KEY = "fw.authentication"
 
@@ -33,11 +36,11 @@ class Authentication:
     ``principal`` is the mode's own object (a :class:`Caller`, or a browser ``User``).
     """
 
-    method: str
+    method: Literal["bearer", "session"]
     account_id: str
     issuer: str
     subject: str
-    principal: Any
+    principal: Caller | User
 
 
 def record(scope: MutableMapping[str, Any], authentication: Authentication) -> None:

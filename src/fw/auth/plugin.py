@@ -49,15 +49,6 @@ class Refused:
         return None
 
 
-def _source_of() -> mode_rules.SourceOf:
-    from fw import configuration
-
-    source_of = getattr(configuration, "source_of", None)
-    if source_of is None:
-        return lambda key: None
-    return cast(mode_rules.SourceOf, source_of)
-
-
 def _settings() -> tuple[AuthSettings, str]:
     from fw import configuration
     from fw.rdb.migrate import configured_dsn
@@ -91,4 +82,6 @@ def extension_for(app: App) -> Extension | None:
         auth, dsn = _settings()
     except LookupError:
         return None  # the framework's settings are not registered: authentication stays off
-    return build_extension(app, auth, dsn, _source_of())
+    from fw import configuration
+
+    return build_extension(app, auth, dsn, configuration.source_of)

@@ -49,8 +49,8 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
         position = match.end()
     parts.append(re.escape(pattern[position:]))
     body = "".join(parts)
-    if pattern.endswith("/") and len(pattern) >= 1:
-        body += ".*"  # a trailing slash names a subtree, as in Go's ServeMux
+    if pattern.endswith("/"):
+        body += ".*"  # a trailing slash names a subtree, as it does in route patterns
     return re.compile(body)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from fw.auth.oidc.provider import is_loopback_host
+from fw.auth.jwt.urls import is_loopback_host
 
 _MAX_LENGTH = 2048
 
@@ -49,10 +49,6 @@ def _plain_path(text: str) -> bool:
     # "/a/" ends in one empty segment (a directory); any other empty segment is "//".
     inner = segments[:-1] if segments and segments[-1] == "" else segments
     return all(segment not in ("", ".", "..") for segment in inner)
-
-
-def request_origin(scheme: str, host_header: str) -> str:
-    return f"{scheme}://{host_header}"
 
 
 def loopback_host_header(host_header: str) -> bool:

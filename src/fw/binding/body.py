@@ -204,7 +204,11 @@ async def read_body(request: Request, cbor: bool = False) -> Body:
 _SCOPE_KEY: Final = "fw.body"
 
 
-async def _decode(request: Request, cbor: bool) -> Body:
+def _media_type_and_length(request: Request) -> tuple[str, bytes | None]:
+    """The bare lower-cased media type and the raw ``Content-Length``.
+
+    Both body paths read them here, so the fast path never sees a body the full path reads otherwise.
+    """
     kind = ""
     length: bytes | None = None
     for name, value in request.scope["headers"]:
@@ -212,11 +216,15 @@ async def _decode(request: Request, cbor: bool) -> Body:
             kind = value.decode("latin-1").partition(";")[0].strip().lower()
         elif name == b"content-length":
             length = value
+    return kind, length
+
+
+async def _decode(request: Request, cbor: bool) -> Body:
+    kind, length = _media_type_and_length(request)
     if length == b"0":
         return EMPTY
     if kind == "multipart/form-data":
-        body = await decode_multipart(request)
-        return body
+        return await decode_multipart(request)
     if cbor and (kind == "application/cbor" or kind.endswith("+cbor")):
         raw = await _read_limited(request, min(cbor_max_body(), max_request_body()))
         return decode_cbor(raw) if raw else EMPTY
@@ -245,13 +253,7 @@ async def typed_json(request: Request, decode: Callable[[bytes], Any]) -> Any:
     decoding or validation failure) sends the binder down the full path, which reports every
     field error.
     """
-    kind = ""
-    length: bytes | None = None
-    for name, value in request.scope["headers"]:  # the same reading as the full path's
-        if name == b"content-type":
-            kind = value.decode("latin-1").partition(";")[0].strip().lower()
-        elif name == b"content-length":
-            length = value
+    kind, length = _media_type_and_length(request)
     if length == b"0" or not _is_json(kind):
         return None
     raw = await _read_all(request)

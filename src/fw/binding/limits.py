@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fw import configuration
 from fw.problems import Problem
+from fw.settings import ServerSettings
 
 _DEFAULT_MULTIPART = 1024 * 1024
 DEFAULT_MAX_REQUEST_BODY = 10 * 1024 * 1024
@@ -43,18 +45,12 @@ def max_multipart_body_bytes() -> int:
 
 
 def max_request_body() -> int:
-    """``server.max_request_body`` as configured; an unset (zero) value means the 10 MiB default."""
-    from fw import configuration
-    from fw.settings import ServerSettings
-
+    """``server.max_request_body``; zero or less (refused at startup) means 10 MiB if the checks never ran."""
     configured = int(configuration.config(ServerSettings).max_request_body)
     return configured if configured > 0 else DEFAULT_MAX_REQUEST_BODY
 
 
 def cbor_max_body() -> int:
-    from fw import configuration
-    from fw.settings import ServerSettings
-
     configured = int(configuration.config(ServerSettings).cbor_max_body)
     return configured if configured > 0 else DEFAULT_CBOR_MAX_BODY
 

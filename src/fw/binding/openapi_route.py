@@ -67,7 +67,7 @@ def _problem_response(description: str) -> dict[str, Any]:
     }
 
 
-def _operation(piece: dict[str, Any], method: str, path: str, wildcards: tuple[str, ...]) -> dict[str, Any]:
+def _operation(piece: dict[str, Any], method: str, wildcards: tuple[str, ...]) -> dict[str, Any]:
     operation: dict[str, Any] = {}
     for key in ("summary", "description"):
         if key in piece:
@@ -156,7 +156,7 @@ def build_document(
         path = _WILDCARD.sub(r"{\1}", entry.pattern.path.replace("{$}", ""))
         methods = [entry.pattern.method.lower()] if entry.pattern.method else list(_ANY_METHOD)
         for method in methods:
-            operation = _operation(copy.deepcopy(piece), method, path, entry.pattern.wildcards)
+            operation = _operation(copy.deepcopy(piece), method, entry.pattern.wildcards)
             name = entry.name or key[1].replace(".<locals>.", "_")
             operation["operationId"] = name if len(methods) == 1 else f"{name}_{method}"
             paths.setdefault(path, {})[method] = operation
@@ -189,7 +189,7 @@ def build_document(
 
 
 def openapi_routes(app: App) -> list[BaseRoute]:
-    """The ``GET /openapi.json`` route; the document is assembled once, on first request.
+    """The ``GET /openapi.json`` route; the document is assembled and encoded once, on first request.
 
     Called when the App is built, it also imports the generated binders next to every handler,
     so the first request never pays for that import (and types declared outside the handler's
@@ -199,11 +199,11 @@ def openapi_routes(app: App) -> list[BaseRoute]:
         key = _handler_key(entry.handler)
         if key is not None:
             registry.load_binders_near(key[0])
-    document: dict[str, Any] = {}
+    encoded: list[bytes] = []
 
     async def openapi(request: Request) -> Response:
-        if not document:
-            document.update(build_document(app))
-        return JSONResponse(document)
+        if not encoded:
+            encoded.append(bytes(JSONResponse(build_document(app)).body))
+        return Response(encoded[0], media_type="application/json")
 
     return [Route(OPENAPI_PATH, openapi, methods=["GET"], name="openapi")]

@@ -60,18 +60,6 @@ def query_of(request: Request) -> dict[str, list[str]]:
     return values
 
 
-def headers_of(request: Request) -> dict[str, list[str]]:
-    """Every header value by lower-cased name; repeats are kept so binders can refuse them."""
-    values: dict[str, list[str]] = {}
-    for name, value in request.scope["headers"]:
-        key = name.decode("latin-1")
-        if key in values:
-            values[key].append(value.decode("latin-1"))
-        else:
-            values[key] = [value.decode("latin-1")]
-    return values
-
-
 def header_values(headers: list[tuple[bytes, bytes]], name: bytes) -> list[str] | None:
     """Every value of one header (``name`` lower-cased), or ``None`` when it is absent."""
     found: list[str] | None = None

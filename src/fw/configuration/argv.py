@@ -1,7 +1,7 @@
 """The command-line layer: ``--key value``, ``--key=value``, bare bools, repeated lists, sub-commands.
 
 Short options take their value as the next argument or after ``=`` (``-p 80``, ``-p=80``);
-``-p80`` is an unknown option, as in Go's flag package. ``--`` ends the options.
+``-p80`` is an unknown option, never ``-p`` with a glued value. ``--`` ends the options.
 """
 
 from __future__ import annotations

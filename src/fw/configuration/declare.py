@@ -201,8 +201,7 @@ def _type_text(hint: Any) -> str:
 def _classify(hint: Any, site: Site) -> tuple[str, Any]:
     """``("scalar", kind)``, ``("struct", cls)`` or ``("array", cls)``; anything else is refused.
 
-    A ``typing.NewType`` binds as the type it names (Python has no Go-style named duration type
-    whose parsing differs from its base).
+    A ``typing.NewType`` binds as the type it names: a new name never changes how a value parses.
     """
     while hasattr(hint, "__supertype__"):
         hint = hint.__supertype__

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from fw.configuration import doctor as _doctor
 from fw.configuration import summary as _summary
@@ -27,6 +27,7 @@ from fw.configuration.resolve import Resolved, resolve
 from fw.configuration.schema import Command, Field, Loader, fingerprint, type_name
 from fw.configuration.sources import (
     EnvLayer,
+    LoadOptionChanges,
     LoadOptions,
     app_env,
     candidate_files,
@@ -197,7 +198,7 @@ def _command(registration: Registration) -> Command:
 
 
 # Load options.
-def set_config_load_options(**options: Any) -> None:
+def set_config_load_options(**options: Unpack[LoadOptionChanges]) -> None:
     """Adjust the file search before parsing (``app_name``, ``search_paths``, ``user_config_dir``,
     ``system_config_dir``, ``dotenv_files``, ``working_dir``)."""
     if _state.parsed:
@@ -378,22 +379,24 @@ def print_summary_once() -> None:
     )
 
 
-def summary_items() -> list[_summary.Item]:
-    """What the startup summary lists: shown keys, minus dependents of off keys and inactive subtrees."""
+def _parsed() -> tuple[Resolved, list[Loader]]:
+    """The resolved layers and the loaders behind them, parsing first when nothing was parsed."""
     ensure_parsed()
     assert _state.resolved is not None
-    loaders = [_loader(registration) for registration in _state.configs.values()]
-    values = _state.resolved.values
-    return _summary.items(loaders, values, _state.resolved.sources, inactive_subtrees(values))
+    return _state.resolved, [_loader(registration) for registration in _state.configs.values()]
+
+
+def summary_items() -> list[_summary.Item]:
+    """What the startup summary lists: shown keys, minus dependents of off keys and inactive subtrees."""
+    resolved, loaders = _parsed()
+    return _summary.items(loaders, resolved.values, resolved.sources, inactive_subtrees(resolved.values))
 
 
 def advisories() -> list[_doctor.Advisory]:
     """The configuration advisories (``fw doctor`` and the startup summary), secret values masked."""
-    ensure_parsed()
-    assert _state.resolved is not None
-    loaders = [_loader(registration) for registration in _state.configs.values()]
-    values = _state.resolved.values
-    found = _doctor.advisories(loaders, values, _state.resolved.sources, _state.file, _state.app_env)
+    resolved, loaders = _parsed()
+    values = resolved.values
+    found = _doctor.advisories(loaders, values, resolved.sources, _state.file, _state.app_env)
     secrets = _summary.secret_texts(loaders, values)
     return [dataclasses.replace(item, msg=_summary.redact(item.msg, secrets)) for item in found]
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypedDict
 
 from fw.configuration.quoting import quoted
 from fw.errors import ConfigError
@@ -36,6 +37,7 @@ class LoadOptions:
     working_dir: Path | None = None
 
     def updated(self, **changes: object) -> LoadOptions:
+        """A copy with ``changes``; an unknown name is a ``TypeError`` even for untyped callers."""
         known = {name for name in self.__dataclass_fields__}
         unknown = sorted(set(changes) - known)
         if unknown:
@@ -49,6 +51,17 @@ class LoadOptions:
             else:
                 cleaned[name] = value
         return replace(self, **cleaned)  # type: ignore[arg-type]
+
+
+class LoadOptionChanges(TypedDict, total=False):
+    """What :func:`fw.set_config_load_options` accepts, so a type checker catches a misspelling."""
+
+    app_name: str | None
+    search_paths: Sequence[str | os.PathLike[str]] | None
+    user_config_dir: str | os.PathLike[str] | None
+    system_config_dir: str | os.PathLike[str] | None
+    dotenv_files: Sequence[str | os.PathLike[str]]
+    working_dir: str | os.PathLike[str] | None
 
 
 def app_env(environ: Mapping[str, str]) -> str:

@@ -13,7 +13,7 @@ import html
 import secrets
 import time
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 from joserfc import jwt
 from joserfc.jwk import RSAKey
@@ -24,7 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from fw.auth.oidc.provider import is_loopback_host
+from fw.auth.jwt.urls import is_loopback_host
 from fw.devidp.model import AuthorizationGrant, DeviceGrant, DevUser, ProviderState, RefreshGrant
 
 TOKEN_LIFETIME = 600
@@ -225,8 +225,6 @@ class DevProvider:
                 decoded = base64.b64decode(header[6:]).decode()
             except (ValueError, UnicodeDecodeError):
                 return _oauth_error("invalid_client", "malformed Basic credentials", 401)
-            from urllib.parse import unquote
-
             raw_id, _, raw_secret = decoded.partition(":")
             client_id, secret = unquote(raw_id), unquote(raw_secret)
         client = self.state.clients.get(client_id)

@@ -9,13 +9,10 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
-import threading
-import time
 from collections.abc import Iterable
 from types import TracebackType
 
-import uvicorn
-
+from fw.background import BackgroundServer
 from fw.devidp.model import DEFAULT_USERS, DevClient, DevUser, ProviderState
 from fw.devidp.provider import DevProvider
 
@@ -77,27 +74,20 @@ class RunningProvider:
             device_interval=device_interval,
         )
         self.provider = DevProvider(self.state, self.issuer)
-        config = uvicorn.Config(self.provider.asgi, log_level="warning", lifespan="off", interface="asgi3")
-        self._server = uvicorn.Server(config)
-        self._thread: threading.Thread | None = None
+        self._server = BackgroundServer(
+            self.provider.asgi,
+            self._socket,
+            what="the development identity provider",
+            name="fw-devidp",
+            interface="asgi3",
+        )
 
     def start(self) -> RunningProvider:
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._socket]}, name="fw-devidp", daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the development identity provider did not start")
-            time.sleep(0.01)
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        self._socket.close()
+        self._server.stop()
 
     def add_client(self, client: DevClient) -> None:
         self.state.clients[client.client_id] = client

@@ -22,6 +22,13 @@ class Output:
     path: Path
     text: str
 
+    def write_if_changed(self) -> bool:
+        """Write the file unless it already holds ``text``: a run that changes nothing touches nothing."""
+        if self.path.exists() and self.path.read_text() == self.text:
+            return False
+        self.path.write_text(self.text)
+        return True
+
 
 class GenerationFailed(Exception):
     """Every generation error of one run, reported together."""
@@ -52,12 +59,7 @@ def generate(project: Project) -> list[Path]:
             errors.extend(failure.errors)
     if errors:
         raise GenerationFailed(errors)
-    written: list[Path] = []
-    for output in outputs:
-        if not output.path.exists() or output.path.read_text() != output.text:
-            output.path.write_text(output.text)
-            written.append(output.path)
-    return written
+    return [output.path for output in outputs if output.write_if_changed()]
 
 
 def is_stale(project: Project, outputs: Iterable[str] = ("_fw_config.py", "_fw_binders.py")) -> bool:

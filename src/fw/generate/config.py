@@ -52,8 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"fw: {error}\n")
         return 1
     for output in outputs:
-        if not output.path.exists() or output.path.read_text() != output.text:
-            output.path.write_text(output.text)
+        if output.write_if_changed():
             print(f"wrote {output.path}")
     return 0
 

@@ -13,7 +13,6 @@ import importlib
 import importlib.util
 import json
 import sys
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -255,11 +254,7 @@ def document_path(project: Project) -> Path | None:
     """
     if not project.app or not project.handlers:
         return None
-    setting: Any = None
-    pyproject = project.root / "pyproject.toml"
-    if pyproject.is_file():
-        with pyproject.open("rb") as handle:
-            setting = tomllib.load(handle).get("tool", {}).get("fw", {}).get("generate", {}).get("openapi")
+    setting = project.openapi
     if setting is False:
         return None
     if isinstance(setting, str) and setting:

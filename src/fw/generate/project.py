@@ -18,6 +18,8 @@ class Project:
     config: tuple[Path, ...]
     cbor: bool
     dev_idp: bool
+    #: ``[tool.fw.generate] openapi`` as written; the OpenAPI generator says what it may be.
+    openapi: object = None
 
     @property
     def source_dirs(self) -> tuple[Path, ...]:
@@ -62,4 +64,5 @@ def load_project(start: Path | None = None) -> Project:
         config=dirs("config"),
         cbor=bool(api.get("cbor", False)),
         dev_idp=bool(dev.get("enabled", False)),
+        openapi=generate.get("openapi"),
     )

@@ -64,11 +64,6 @@ def _escape(path: Path) -> str:
 FRAMEWORK = Chain("framework", _SCRIPTS / "versions", VERSION_TABLE, DSN_KEY)
 
 
-def alembic_config() -> Config:
-    """The framework chain's Alembic config (for tools that want to inspect it)."""
-    return FRAMEWORK.config()
-
-
 def application_chain(root: Path) -> Chain | None:
     """The chain ``[tool.fw] migrations`` names in ``root/pyproject.toml``, or ``None`` without one.
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import collections
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -24,13 +23,14 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
-import uvicorn
 from joserfc import jwt
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from fw.background import BackgroundServer
 
 SigningKey = RSAKey | ECKey | OKPKey
 
@@ -62,9 +62,7 @@ class LocalIssuer:
         self.published: list[SigningKey] = list(self.keys)
         self.requests: collections.Counter[str] = collections.Counter()
         self.available = True
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
+        self._server: BackgroundServer | None = None
         self.port = 0
 
     @staticmethod
@@ -179,27 +177,17 @@ class LocalIssuer:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
-        self._socket = sock
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self._app(), log_level="warning", lifespan="off", access_log=False)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the local issuer did not start")
-            time.sleep(0.01)
+        self._server = BackgroundServer(
+            self._app(), sock, what="the local issuer", name="fw-test-issuer", access_log=False
+        )
+        self._server.start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = self._thread = self._socket = None
+            self._server.stop()
+        self._server = None
 
     def __enter__(self) -> LocalIssuer:
         return self.start()

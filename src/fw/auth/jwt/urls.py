@@ -7,10 +7,13 @@ from urllib.parse import urlsplit
 
 
 def is_loopback_host(host: str | None) -> bool:
-    """``localhost``, ``*.localhost``, 127.0.0.0/8 and ``::1`` never leave the machine."""
+    """``localhost``, ``*.localhost``, 127.0.0.0/8 and ``::1`` never leave the machine.
+
+    Brackets around an IPv6 literal and the trailing dot of a fully qualified name are ignored.
+    """
     if not host:
         return False
-    host = host.strip("[]").lower()
+    host = host.strip("[]").lower().rstrip(".")
     if host == "localhost" or host.endswith(".localhost"):
         return True
     try:

@@ -112,15 +112,7 @@ class JwtOnly:
         )
         self.running = _Running(
             verifier=Verifier(policy, keys.key_for),
-            admission=admission_policies.build(
-                jwt.admission,
-                pointer=jwt.claim.path,
-                values=jwt.claim.values,
-                match=jwt.claim.match,
-                registered_claims=jwt.registered_claims,
-                identity_claim=jwt.identity_claim,
-                engine=self._engine,
-            ),
+            admission=admission_policies.build(jwt, self._engine),
             revocation=check,
             protection=self.protection,
         )

@@ -39,12 +39,11 @@ from fw.auth.oidc import (
     ProviderUnavailable,
     TokenRejected,
     authorization_url,
-    check_issuer_url,
     exchange_code,
     reconfirm_prompt,
     verify_id_token,
 )
-from fw.auth.protection import PatternError, Protection, pattern_problem
+from fw.auth.protection import Protection
 from fw.auth.redirects import loopback_host_header, safe_return_path
 from fw.auth.sessions.backends import open_store
 from fw.auth.sessions.cookies import expire_cookie, set_cookie
@@ -61,12 +60,12 @@ from fw.errors import StartupError
 from fw.problems import Problem
 from fw.rdb import runtime
 from fw.rdb.engine import StoreUnavailable, create_engine, require_tables
-from fw.settings import AuthSettings, RdbSettings, SessionSettings
+from fw.settings import AuthSettings, OidcSettings, RdbSettings, SessionSettings
 
 logger = logging.getLogger("fw.auth")
 _ERROR_CODE = re.compile(r"[^A-Za-z0-9_.-]")
 
-ADMISSIONS = ("authenticated", "claim", "registered", "existing")
+ADMISSIONS = (*admissions.ADMISSIONS, "existing")
 LOGOUT_SCOPES = ("reconfirm", "global")
 RECONFIRM_LIFETIME = 30 * 24 * 3600
 #: A longer ``?next=`` is dropped for ``post_login_path`` (the sealed login cookie must stay small).
@@ -82,12 +81,12 @@ class BrowserLoginSettings:
     rdb: RdbSettings
 
 
-def _seconds(value: Any) -> float:
-    return float(value.total_seconds()) if hasattr(value, "total_seconds") else float(value)
-
-
 def check_settings(settings: BrowserLoginSettings) -> None:
-    """Every startup precondition that needs no network; raises :class:`fw.StartupError`."""
+    """The preconditions of this mode that need no network; raises :class:`fw.StartupError`.
+
+    The table rules every mode shares (paths, protection patterns, issuer transport, the removed
+    keys) already ran in :mod:`fw.auth.mode_rules` before this extension was built.
+    """
     auth, oidc, session = settings.auth, settings.auth.oidc, settings.session
     if not session.enabled:
         raise StartupError(
@@ -97,24 +96,10 @@ def check_settings(settings: BrowserLoginSettings) -> None:
         raise StartupError("auth.backend", auth.backend, f"this build has no {auth.backend} backend; use rdb")
     if auth.backend != "rdb":
         raise StartupError("auth.backend", auth.backend, "use rdb")
-    if oidc.provider_logout:
-        raise StartupError("auth.oidc.provider_logout", True, "removed; use auth.oidc.logout_scope = global")
     for name in ("login_path", "callback_path", "logout_path", "post_login_path"):
         value = getattr(auth, name)
         if not value.startswith("/") or "//" in value or "\\" in value:
             raise StartupError(f"auth.{name}", value, "must be a root-relative path without //")
-    for name in ("include", "exclude"):
-        for pattern in getattr(auth.protection, name):
-            problem = pattern_problem(pattern)
-            if problem:
-                raise StartupError(f"auth.protection.{name}", pattern, problem)
-    if auth.protection.unauthenticated not in ("redirect", "unauthorized"):
-        raise StartupError(
-            "auth.protection.unauthenticated", auth.protection.unauthenticated, "use redirect or unauthorized"
-        )
-    problem = check_issuer_url(oidc.issuer, allow_loopback_http=oidc.allow_loopback_http)
-    if problem:
-        raise StartupError("auth.oidc.issuer", oidc.issuer, problem)
     _check_redirect_url(oidc.redirect_url, oidc.allow_loopback_http)
     if oidc.admission not in ADMISSIONS:
         raise StartupError("auth.oidc.admission", oidc.admission, f"use one of {', '.join(ADMISSIONS)}")
@@ -136,17 +121,17 @@ def check_settings(settings: BrowserLoginSettings) -> None:
             raise StartupError("auth.oidc.scopes", scope, "one scope per entry")
     if oidc.logout_scope not in LOGOUT_SCOPES:
         raise StartupError("auth.oidc.logout_scope", oidc.logout_scope, "use reconfirm or global")
-    if _seconds(auth.session.ttl) <= 0:
+    if auth.session.ttl.total_seconds() <= 0:
         raise StartupError(
             "auth.session.ttl", str(auth.session.ttl), "must be a positive duration such as 24h"
         )
-    if _seconds(auth.session.idle_timeout) < 0:
+    if auth.session.idle_timeout.total_seconds() < 0:
         raise StartupError(
             "auth.session.idle_timeout", str(auth.session.idle_timeout), "use 0s (off) or more"
         )
 
 
-def _claim_value(oidc: Any, key: str) -> Any:
+def _claim_value(oidc: OidcSettings, key: str) -> Any:
     return getattr(oidc.claim, key.partition(".")[2], None)
 
 
@@ -187,12 +172,8 @@ class OidcOnly:
         self.engine: AsyncEngine | None = None
         self.account_table: AccountTable | None = None
         self.store: SessionStore | None = None
-        try:
-            self.protection = Protection.from_patterns(
-                self.auth.protection.include, self.auth.protection.exclude
-            )
-        except PatternError:
-            self.protection = Protection((), ())  # startup refuses these settings with the reason
+        self.admission: admissions.Admission | None = None
+        self.protection = Protection.from_patterns(self.auth.protection.include, self.auth.protection.exclude)
         self.sessions_ready: Sessions | None = None
         self.logins: LoginStates | None = None
         self.browser = BrowserAuth(
@@ -241,13 +222,14 @@ class OidcOnly:
             await engine.dispose()
             raise
         self.engine = engine
+        self.admission = admissions.build(self.oidc, engine)
         self.account_table = AccountTable(engine)
         self.store = store
         self.logins = logins
         self.sessions_ready = Sessions(
             store,
-            ttl=_seconds(self.auth.session.ttl),
-            idle_timeout=_seconds(self.auth.session.idle_timeout),
+            ttl=self.auth.session.ttl.total_seconds(),
+            idle_timeout=self.auth.session.idle_timeout.total_seconds(),
         )
         self.provider = Provider(
             self.oidc.issuer, allow_loopback_http=self.oidc.allow_loopback_http, http=self._http
@@ -263,7 +245,7 @@ class OidcOnly:
             runtime.unregister(self.engine)
             await self.engine.dispose()
         self.engine = self.store = self.provider = self.sessions_ready = self.account_table = None
-        self.logins = None
+        self.logins = self.admission = None
 
     # Helpers.
     @property
@@ -488,20 +470,12 @@ class OidcOnly:
         return response
 
     async def _admits(self, issuer: str, claims: dict[str, Any]) -> bool:
-        oidc = self.oidc
-        if oidc.admission == "existing":
+        if self.oidc.admission == "existing":
             return True  # the resolver decides: it may not create accounts
-        policy = admissions.build(
-            oidc.admission,
-            pointer=oidc.claim.path,
-            values=oidc.claim.values,
-            match=oidc.claim.match,
-            registered_claims=oidc.registered_claims,
-            identity_claim=oidc.identity_claim,
-            engine=self.engine,
-        )
+        if self.admission is None:
+            raise Problem("authentication is not started", status=503, code="unavailable")
         try:
-            return await policy.admits(issuer, claims)
+            return await self.admission.admits(issuer, claims)
         except StoreUnavailable as error:
             logger.error("allow-list unavailable during sign-in: %s", error)
             raise Problem(

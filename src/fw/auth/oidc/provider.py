@@ -7,7 +7,6 @@ key rotation needs no restart.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,20 +15,10 @@ from urllib.parse import urlsplit
 import httpx
 from joserfc.jwk import KeySet
 
+from fw.auth.jwt.urls import is_loopback_host
 from fw.auth.oidc.errors import OidcError, ProviderError, ProviderUnavailable
 
 _KEYS_MIN_REFRESH = 30.0
-
-
-def is_loopback_host(host: str) -> bool:
-    """``localhost``, ``*.localhost`` or a loopback IP literal (brackets allowed for IPv6)."""
-    host = host.lower().rstrip(".")
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_issuer_url(issuer: str, *, allow_loopback_http: bool) -> str | None:

@@ -10,11 +10,10 @@ from fw.errors import StartupError
 from fw.settings import SessionSettings
 
 BACKENDS = ("rdb", "cookie", "redis")
+_CHOICES = "one of " + ", ".join(BACKENDS)
 
 
-def open_store(
-    settings: SessionSettings, engine: AsyncEngine | None, *, redis_prefix: str = "fw:session:"
-) -> SessionStore:
+def open_store(settings: SessionSettings, engine: AsyncEngine | None) -> SessionStore:
     """The configured backend; ``engine`` is the ``[middleware.rdb]`` engine (needed by ``rdb``)."""
     backend = settings.backend
     if backend == "rdb":
@@ -30,9 +29,7 @@ def open_store(
 
         if not settings.redis_url:
             raise StartupError("session.redis_url", "", "the redis backend needs a Redis URL")
-        return RedisStore(settings.redis_url, prefix=redis_prefix)
+        return RedisStore(settings.redis_url)
     if backend in ("dynamo", "firestore"):
-        raise StartupError(
-            "session.backend", backend, f"this build has no {backend} backend; use rdb, cookie or redis"
-        )
-    raise StartupError("session.backend", backend, "use one of rdb, cookie, redis")
+        raise StartupError("session.backend", backend, f"this build has no {backend} backend; use {_CHOICES}")
+    raise StartupError("session.backend", backend, f"use {_CHOICES}")

@@ -31,7 +31,7 @@ from fw.auth.redirects import loopback_host_header
 from fw.auth.sessions.cookies import expire_cookie, set_cookie
 from fw.auth.sessions.manager import SESSION_COOKIE, Sessions, SessionSummary
 from fw.auth.sessions.store import SessionStoreUnavailable
-from fw.auth.sessions.user import SCOPE_KEY, User
+from fw.auth.sessions.user import User
 from fw.problems import Problem
 
 logger = logging.getLogger("fw.auth")
@@ -80,7 +80,6 @@ class BrowserSessionMiddleware:
             logger.error("account store unavailable: %s", error)
             await unavailable("account store")(scope, receive, send)
             return
-        scope[SCOPE_KEY] = current
         if current is not None:
             record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))
         path = scope["path"]

@@ -13,7 +13,7 @@ import secrets
 import time
 from typing import Any, Protocol
 
-TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{43}$")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")
 Record = dict[str, Any]
 
 
@@ -35,7 +35,8 @@ SHARED_KEY_ID = "fw:shared-key"
 
 
 def well_formed(token: str) -> bool:
-    return bool(TOKEN_PATTERN.match(token))
+    """Whether ``token`` could be one :func:`new_token` made (``fullmatch``: no trailing newline)."""
+    return _TOKEN.fullmatch(token) is not None
 
 
 def unexpired(data: object) -> Record | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from starlette.requests import HTTPConnection
 
-SCOPE_KEY = "fw.auth.user"
+from fw.auth.caller import SCOPE_KEY, Authentication
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,12 @@ class User:
 
 
 def user(request: HTTPConnection) -> User | None:
-    """The signed-in user, or ``None`` for an anonymous request."""
+    """The signed-in user, or ``None`` for an anonymous request.
+
+    Read from the one authentication record the middleware leaves, so it cannot disagree with
+    ``fw.request_authentication``.
+    """
     found = request.scope.get(SCOPE_KEY)
-    return found if isinstance(found, User) else None
+    if isinstance(found, Authentication) and isinstance(found.principal, User):
+        return found.principal
+    return None

@@ -362,7 +362,7 @@ def _emit_binder(module: _Module, plan: StructPlan, number: int) -> str:
         if "path" in sources:
             lines("pp = request.path_params")
         body_fields = [f for f in plan.fields if f.source in ("input", "payload", "rest")]
-        fast = module.fast.binder(plan, number, body_fields) if uses_body else None
+        fast = module.fast.binder(number, body_fields) if uses_body else None
         if fast is not None:
             _emit_fast_body(lines, module, fast, body_fields)
             with lines.block("if jb is None:"):

@@ -45,13 +45,13 @@ class FastPaths:
         self.lines: list[str] = []
         self._active: set[type] = set()
 
-    def binder(self, plan: StructPlan, number: int, body_fields: list[FieldPlan]) -> FastBinder | None:
+    def binder(self, number: int, body_fields: list[FieldPlan]) -> FastBinder | None:
         """The fast path of one top-level binder, or ``None`` when it cannot have one."""
         try:
             for field in body_fields:
                 if field.source == "rest" or field.type.kind == "file":
                     raise Ineligible
-            annotations = [self._field(field, nested=False) for i, field in enumerate(body_fields)]
+            annotations = [self._field(field, nested=False) for field in body_fields]
         except Ineligible:
             return None
         name = f"_J{number}b"
@@ -74,7 +74,7 @@ class FastPaths:
         if plan.cls not in self.structs:
             self._active.add(plan.cls)
             try:
-                annotations = [self._field(f, nested=True) for i, f in enumerate(plan.fields)]
+                annotations = [self._field(f, nested=True) for f in plan.fields]
             finally:
                 self._active.discard(plan.cls)
             number = len(self.structs)

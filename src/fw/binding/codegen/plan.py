@@ -259,7 +259,7 @@ class Planner:
             if not item.init:
                 continue
             line = where.field_lines.get(item.name, where.line)
-            planned = self._field(cls, item, hints.get(item.name, Any), where, line)
+            planned = self._field(item, hints.get(item.name, Any), where, line)
             if planned is None:
                 continue
             planned.doc = where.field_docs.get(item.name)
@@ -278,7 +278,7 @@ class Planner:
         return plan
 
     def _field(
-        self, cls: type, item: dataclasses.Field[Any], hint: Any, where: ClassSource, line: int
+        self, item: dataclasses.Field[Any], hint: Any, where: ClassSource, line: int
     ) -> FieldPlan | None:
         file = where.file
         base: Any = hint

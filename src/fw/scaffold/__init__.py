@@ -1,0 +1,51 @@
+"""``fw init``: a new, runnable fw project in one command.
+
+A project gets a package under ``src/`` with its App (``main.py``), one registered config
+dataclass (``settings.py``), a handler with a bound request (``handlers/``), ``config.dev.toml``,
+tests using :mod:`fw.testing`, and the files fw generates from those. Presets: ``web`` (browser
+pages, sign-in with OpenID Connect by default) and ``api`` (JSON, no browser login by default;
+with login, protected paths answer 401 instead of redirecting). Existing files are never
+overwritten without ``--force``: the first conflict is named and nothing is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fw.scaffold import finish
+from fw.scaffold.options import AUTH_CHOICES, PRESETS, InitOptions, ScaffoldError, init_options
+from fw.scaffold.project import generated_files, source_files
+
+__all__ = ["AUTH_CHOICES", "PRESETS", "InitOptions", "ScaffoldError", "init_options", "scaffold"]
+
+
+def _first_conflict(root: Path, paths: list[str]) -> Path | None:
+    for relative in paths:
+        if (root / relative).exists():
+            return root / relative
+    return None
+
+
+def scaffold(options: InitOptions) -> list[Path]:
+    """Write the project; return every file written, hand-written ones first."""
+    root = options.directory.resolve()
+    sources = source_files(options)
+    planned = [*sources, *generated_files(options)]
+    conflict = _first_conflict(root, planned)
+    if conflict is not None and not options.force:
+        raise ScaffoldError(f"{conflict} already exists; nothing was written (--force overwrites)")
+    written: list[Path] = []
+    for relative, text in sources.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    finish.generate(root)
+    for relative in generated_files(options):
+        # fw generate leaves an unchanged output alone; after --force its sources are newer,
+        # and `fw run` would regenerate on every start. The outputs match the sources now.
+        (root / relative).touch()
+    example = root / ".env.example"
+    example.write_text(finish.env_example(root, options.name, sources["config.dev.toml"]), encoding="utf-8")
+    written.extend(root / relative for relative in generated_files(options))
+    return written

@@ -1,0 +1,100 @@
+"""What ``fw init`` was asked for, checked before a single file is written.
+
+Every refusal is one line (a :class:`ScaffoldError`) that says what to do instead, so a typo
+never leaves a half-made project behind.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+PRESETS = ("web", "api")
+#: The ``--auth`` choices: ``none`` and the browser modes. ``jwt_only`` is deliberately absent.
+AUTH_CHOICES = ("none", "oidc_only", "oidc_passkey", "passkey_only", "oauth_only")
+#: Browser modes fw does not implement yet: a project using them would only refuse to start.
+NOT_AVAILABLE = frozenset(("oidc_passkey", "passkey_only", "oauth_only"))
+#: What each preset signs people in with unless ``--auth`` says otherwise.
+DEFAULT_AUTH = {"web": "oidc_only", "api": "none"}
+
+_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+#: Names that would shadow fw itself, a test directory, or collide with fw's own config prefixes.
+_RESERVED = frozenset(("fw", "test", "tests", "server", "session", "middleware", "auth"))
+
+
+class ScaffoldError(Exception):
+    """A refusal of ``fw init``: one line, printed as ``fw: <message>``."""
+
+
+@dataclass(frozen=True, slots=True)
+class InitOptions:
+    """A checked ``fw init`` request."""
+
+    directory: Path
+    name: str
+    preset: str
+    auth: str
+    force: bool = False
+
+    @property
+    def browser_login(self) -> bool:
+        return self.auth != "none"
+
+
+def derive_name(directory: Path) -> str:
+    """The package name a directory suggests: lower-cased, ``-`` and spaces become ``_``."""
+    return directory.resolve().name.lower().replace("-", "_").replace(" ", "_")
+
+
+def check_name(name: str, *, derived_from: Path | None = None) -> str:
+    """``name`` if it can be the project's package and config prefix; else a ScaffoldError."""
+    hint = ""
+    if derived_from is not None:
+        hint = f" (derived from the directory name {derived_from.resolve().name!r}; pass --name)"
+    if not _NAME.fullmatch(name) or keyword.iskeyword(name):
+        raise ScaffoldError(
+            f"project name {name!r} is not a lower-case Python identifier (a-z, 0-9, _; "
+            f"not starting with a digit){hint}"
+        )
+    if name in _RESERVED or name in sys.stdlib_module_names:
+        raise ScaffoldError(
+            f"project name {name!r} would shadow a module or setting of the same name; choose another{hint}"
+        )
+    return name
+
+
+def check_auth(auth: str) -> str:
+    """``auth`` if fw can scaffold it; refusals say why and what to use instead."""
+    if auth == "jwt_only":
+        raise ScaffoldError(
+            "--auth jwt_only is not offered: a bearer-token API is configured by hand on the api "
+            "preset (fw init --preset api, then docs/auth-jwt.md)"
+        )
+    if auth in NOT_AVAILABLE:
+        raise ScaffoldError(f"--auth {auth} is not available yet in fw; use oidc_only or none")
+    if auth not in AUTH_CHOICES:
+        raise ScaffoldError(f"--auth {auth!r} is not a choice: use one of {', '.join(AUTH_CHOICES)}")
+    return auth
+
+
+def check_preset(preset: str) -> str:
+    if preset not in PRESETS:
+        raise ScaffoldError(f"--preset {preset!r} is not a choice: use web or api")
+    return preset
+
+
+def init_options(
+    directory: Path, *, name: str | None, preset: str, auth: str | None, force: bool = False
+) -> InitOptions:
+    """Check every choice; the name defaults to the directory's, the auth mode to the preset's."""
+    check_preset(preset)
+    chosen_auth = check_auth(auth if auth is not None else DEFAULT_AUTH[preset])
+    if directory.exists() and not directory.is_dir():
+        raise ScaffoldError(f"{directory} exists and is not a directory")
+    if name is not None:
+        return InitOptions(directory, check_name(name), preset, chosen_auth, force)
+    derived = check_name(derive_name(directory), derived_from=directory)
+    return InitOptions(directory, derived, preset, chosen_auth, force)

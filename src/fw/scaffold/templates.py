@@ -1,0 +1,513 @@
+"""The text of every file ``fw init`` writes, as plain strings with ``{{name}}``-style holes.
+
+Holes are filled by :func:`render` with ``str.replace``, not ``str.format``: the templates are
+Python, TOML and JSON full of braces and ``${NAME}`` references that must come out as written.
+Which pieces a project gets depends only on its preset and whether it has browser login.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+
+def render(template: str, values: Mapping[str, str]) -> str:
+    text = template
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", value)
+    return text
+
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=69"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{{dist}}"
+version = "0.1.0"
+description = "{{name}}, an fw application."
+requires-python = ">=3.11"
+dependencies = ["fw"]
+
+[project.optional-dependencies]
+test = ["pytest>=8"]
+
+[tool.setuptools.packages.find]
+where = ["src"]
+
+[tool.setuptools.package-data]
+{{name}} = ["openapi.json"]
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+pythonpath = ["src"]
+
+# fw generate / fw run / fw dev read this table.
+[tool.fw]
+app = "{{name}}.main:app"
+
+[tool.fw.generate]
+handlers = ["src/{{name}}/handlers"]
+config = ["src/{{name}}"]
+"""
+
+PYPROJECT_DEV_IDP = """
+# fw dev starts the development identity provider (users alice and bob, no password) and
+# injects AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET.
+[tool.fw.dev.idp]
+enabled = true
+"""
+
+PACKAGE_INIT = '''\
+"""{{name}}, an fw application (``fw init`` wrote the start of it)."""
+'''
+
+SETTINGS = '''\
+"""{{name}}'s own configuration, under the ``{{name}}`` prefix.
+
+Each value comes from its default, ``config.{APP_ENV}.toml`` (table
+``[{{name}}]``), the environment (``{{NAME}}_GREETING``, also read from
+``.env``) or an option (``--{{name}}-greeting Hi``), the later winning.
+``fw generate`` writes the loader into ``_fw_config.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Annotated
+
+import fw
+
+
+@dataclass
+class Settings:
+    """{{name}}."""
+
+    #: First word of every greeting.
+    greeting: Annotated[str, fw.default("Hello")]
+    #: How long clients may cache the home page.
+    cache_for: Annotated[timedelta, fw.default("1m")]
+
+
+fw.register_config(Settings, "{{name}}")
+'''
+
+HANDLERS_INIT = '''\
+"""Handlers whose ``fw.parse`` calls get generated binders (``_fw_binders.py`` here)."""
+'''
+
+GREETINGS = '''\
+"""A bound request: one dataclass says what ``POST /greetings`` accepts.
+
+``fw generate`` reads the ``fw.parse`` call below and writes its binder; a request that
+does not fit gets a 400 problem document listing every rejected field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+import fw
+
+from {{name}}.settings import Settings
+
+
+@dataclass
+class Greeting:
+    """Ask for a greeting."""
+
+    #: Who to greet.
+    name: Annotated[str, fw.check("required,maxlen=64")]
+    #: Exclamation marks at the end.
+    excitement: Annotated[int, fw.check("min=0,max=5"), fw.default("1")]
+
+
+def register(app: fw.App) -> None:
+    """Add the greeting routes to ``app``."""
+
+    @app.route("POST /greetings")
+    async def greet(request: fw.Request) -> fw.Response:
+        ask = await fw.parse(Greeting, request)
+        settings = fw.config(Settings, request)
+        message = f"{settings.greeting}, {ask.name}{'!' * ask.excitement}"
+        return fw.JSONResponse({"message": message})
+'''
+
+MAIN_HEAD = '''\
+"""{{name}}: the App and its routes; ``fw run`` and ``fw dev`` serve ``app``.
+
+``create_app()`` builds a fresh App, so each test can start one under the configuration
+it states (an App decides its pillars, authentication above all, when it first starts).
+"""
+
+from __future__ import annotations
+{{imports}}
+import fw
+
+from {{name}}.handlers import greetings
+from {{name}}.settings import Settings
+
+'''
+
+MAIN_TAIL = """
+
+app = create_app()
+
+if __name__ == "__main__":
+    fw.run(app)
+"""
+
+MAIN_WEB = '''
+def _page(title: str, body: str) -> fw.HTMLResponse:
+    return fw.HTMLResponse(
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title></head>"
+        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
+    )
+
+
+def create_app() -> fw.App:
+    """A new App with every route."""
+    app = fw.App()
+    greetings.register(app)
+
+    @app.route("GET /{$}")
+    async def home(request: fw.Request) -> fw.Response:
+        settings = fw.config(Settings, request)
+        greeting = html.escape(settings.greeting)
+        page = _page("{{name}}", f"<p id='greeting'>{greeting}, world!</p>")
+        max_age = int(settings.cache_for.total_seconds())
+        page.headers["Cache-Control"] = f"max-age={max_age}"
+        return page
+
+    return app
+'''
+
+MAIN_WEB_LOGIN = '''LOGOUT_FORM = (
+    "<form method='post' action='/auth/logout'>"
+    "<button type='submit'>Sign out</button></form>"
+)
+
+
+def _page(title: str, body: str) -> fw.HTMLResponse:
+    return fw.HTMLResponse(
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title></head>"
+        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
+    )
+
+
+def create_app() -> fw.App:
+    """A new App with every route (``config.dev.toml`` protects ``/account``)."""
+    app = fw.App()
+    greetings.register(app)
+
+    @app.route("GET /{$}")
+    async def home(request: fw.Request) -> fw.Response:
+        settings = fw.config(Settings, request)
+        user = fw.auth.user(request)
+        who = "world" if user is None else (user.display_name or user.key)
+        link = (
+            "<a id='login' href='/auth/login'>Sign in</a>"
+            if user is None
+            else f"<a id='account' href='/account'>Your account</a>{LOGOUT_FORM}"
+        )
+        greeting = f"{html.escape(settings.greeting)}, {html.escape(who)}!"
+        page = _page("{{name}}", f"<p id='greeting'>{greeting}</p>{link}")
+        max_age = int(settings.cache_for.total_seconds())
+        page.headers["Cache-Control"] = f"private, max-age={max_age}"
+        return page
+
+    @app.route("GET /account")
+    async def account(request: fw.Request) -> fw.Response:
+        user = fw.auth.user(request)
+        if user is None:  # only if /account leaves auth.protection.include
+            return fw.RedirectResponse("/auth/login?next=/account", status_code=302)
+        return _page(
+            "Your account",
+            f"<dl><dt>Name</dt><dd id='name'>{html.escape(user.display_name)}</dd>"
+            f"<dt>E-mail</dt><dd id='email'>{html.escape(user.email)}</dd></dl>"
+            f"{LOGOUT_FORM}",
+        )
+
+    return app
+'''
+
+MAIN_API = '''
+def create_app() -> fw.App:
+    """A new App with every route."""
+    app = fw.App()
+    greetings.register(app)
+
+    @app.route("GET /{$}")
+    async def index(request: fw.Request) -> fw.Response:
+        settings = fw.config(Settings, request)
+        max_age = int(settings.cache_for.total_seconds())
+        return fw.JSONResponse(
+            {"service": "{{name}}", "greeting": settings.greeting},
+            headers={"Cache-Control": f"max-age={max_age}"},
+        )
+
+    return app
+'''
+
+MAIN_API_LOGIN = '''
+def create_app() -> fw.App:
+    """A new App with every route (``config.dev.toml`` protects ``/me``)."""
+    app = fw.App()
+    greetings.register(app)
+
+    @app.route("GET /{$}")
+    async def index(request: fw.Request) -> fw.Response:
+        settings = fw.config(Settings, request)
+        max_age = int(settings.cache_for.total_seconds())
+        return fw.JSONResponse(
+            {"service": "{{name}}", "greeting": settings.greeting},
+            headers={"Cache-Control": f"max-age={max_age}"},
+        )
+
+    @app.route("GET /me")
+    async def me(request: fw.Request) -> fw.Response:
+        user = fw.auth.user(request)
+        if user is None:  # only if /me leaves auth.protection.include
+            raise fw.Problem(status=401, code="unauthorized")
+        return fw.JSONResponse(
+            {
+                "account_id": user.account_id,
+                "name": user.display_name,
+                "email": user.email,
+            }
+        )
+
+    return app
+'''
+
+CONFIG_HEAD = """\
+# Development configuration: read when APP_ENV is dev (the default). Other environments read
+# config.{APP_ENV}.toml. Secrets never go in this file: they are ${NAME} references filled from
+# the environment or .env (see .env.example). Durations are quoted strings ("90s", "1h30m").
+
+[server]
+host = "127.0.0.1"
+port = 8000
+
+[{{name}}]
+greeting = "Hello"
+cache_for = "1m"
+"""
+
+CONFIG_LOGIN = """
+# Browser login with OpenID Connect. `fw dev` starts a development identity provider and sets
+# AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET; elsewhere set them to your
+# provider's values (and an https redirect_url registered there).
+[session]
+enabled = true
+backend = "rdb"
+
+[middleware.rdb]
+dsn = "sqlite:///{{name}}.sqlite3"
+
+[auth]
+enabled = true
+mode = "oidc_only"
+protection.include = [{{protected}}]
+protection.unauthenticated = "{{unauthenticated}}"
+session.ttl = "24h"
+
+[auth.oidc]
+issuer = "${AUTH_OIDC_ISSUER}"
+client_id = "${AUTH_OIDC_CLIENT_ID}"
+client_secret = "${AUTH_OIDC_CLIENT_SECRET}"
+allow_loopback_http = true
+scopes = ["profile", "email"]
+"""
+
+CONFIG_API_NO_LOGIN = """
+# Authentication is off. A bearer-token API (auth.mode = "jwt_only") is configured by hand,
+# for example (see docs/auth-jwt.md in fw):
+#
+# [auth]
+# enabled = true
+# mode = "jwt_only"
+# protection.include = ["/api/"]
+#
+# [auth.jwt]
+# issuer = "https://login.example.com"
+# audience = ["https://api.example.com"]
+# algorithms = ["RS256"]
+# admission = "authenticated"
+# max_token_lifetime = "1h"
+# revocation.mode = "off"
+"""
+
+ENV_HEAD = """\
+# Environment variables {{name}} reads, from `python -m {{name}}.main --generate-config env`.
+# Copy to .env (never committed) and fill in. Process variables win over .env; the
+# commented lines only show the variable name of a setting config.dev.toml already gives.
+"""
+
+GITIGNORE = """\
+__pycache__/
+*.py[cod]
+*.egg-info/
+.venv/
+.pytest_cache/
+.env
+.env.local
+.env.*.local
+*.sqlite3
+"""
+
+TEST_HEAD = '''\
+"""Tests of {{name}}: run ``pytest`` in the project directory (fw's pytest plugin
+regenerates stale binders and config loaders first).
+
+Each test builds a fresh App inside ``fw.testing.configured(...)``: the configuration
+is exactly the layers given (the real ``config.dev.toml`` plus a test environment),
+never the developer's shell or ``.env``.
+"""
+
+from __future__ import annotations
+
+{{imports}}
+from {{name}}.main import create_app
+
+CONFIG = (Path(__file__).resolve().parents[1] / "config.dev.toml").read_text("utf-8")
+'''
+
+TEST_IMPORTS_PLAIN = """\
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import fw.testing
+import pytest
+from starlette.testclient import TestClient
+"""
+
+TEST_IMPORTS_LOGIN = """\
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import fw.testing
+import pytest
+from fw.rdb.migrate import upgrade
+"""
+
+TEST_CLIENT_PLAIN = '''
+
+@pytest.fixture
+def client_for() -> Iterator[Callable[..., TestClient]]:
+    """``client_for(VAR="value")``: a client on a fresh App configured from
+    config.dev.toml and these environment variables (lifespan on: startup checks
+    run)."""
+    with contextlib.ExitStack() as stack:
+
+        def open_client(**env: str) -> TestClient:
+            stack.enter_context(fw.testing.configured(toml=CONFIG, env=env))
+            return stack.enter_context(TestClient(create_app()))
+
+        yield open_client
+'''
+
+TEST_CLIENT_LOGIN = '''
+
+@pytest.fixture
+def idp() -> Iterator[fw.testing.TestIdentityProvider]:
+    """The development identity provider on a free loopback port (alice and bob)."""
+    with fw.testing.identity_provider() as provider:
+        yield provider
+
+
+@pytest.fixture
+def client_for(
+    idp: fw.testing.TestIdentityProvider, tmp_path: Path
+) -> Iterator[Callable[..., fw.testing.BrowserClient]]:
+    """``client_for(VAR="value")``: a browser-like client on a fresh App configured
+    from config.dev.toml, the provider's AUTH_OIDC_* variables, a migrated scratch
+    database and these variables (lifespan on: startup checks run)."""
+    dsn = f"sqlite:///{tmp_path / 'test.sqlite3'}"
+    asyncio.run(upgrade(dsn))
+    with contextlib.ExitStack() as stack:
+
+        def open_client(**env: str) -> fw.testing.BrowserClient:
+            layers = {**idp.env, "MIDDLEWARE_RDB_DSN": dsn, **env}
+            stack.enter_context(fw.testing.configured(toml=CONFIG, env=layers))
+            return stack.enter_context(fw.testing.BrowserClient(create_app(), idp))
+
+        yield open_client
+'''
+
+TEST_COMMON = """
+
+def test_the_home_page_uses_the_configured_greeting(
+    client_for: Callable[..., {{client}}],
+) -> None:
+    response = client_for({{NAME}}_GREETING="Howdy").get("/")
+    assert response.status_code == 200
+    assert "Howdy" in response.text
+
+
+def test_a_greeting_is_bound_from_the_json_body(
+    client_for: Callable[..., {{client}}],
+) -> None:
+    response = client_for().post("/greetings", json={"name": "Ada", "excitement": 2})
+    assert response.status_code == 200
+    assert response.json() == {"message": "Hello, Ada!!"}
+
+
+def test_a_bad_greeting_is_a_problem_naming_every_field(
+    client_for: Callable[..., {{client}}],
+) -> None:
+    response = client_for().post("/greetings", json={"name": "", "excitement": 9})
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    fields = {item["field"]: item["message"] for item in response.json()["errors"]}
+    assert fields == {"name": "required", "excitement": "must be <= 5"}
+"""
+
+TEST_WEB_LOGIN = """
+
+def test_the_account_page_sends_anonymous_visitors_to_sign_in(
+    client_for: Callable[..., fw.testing.BrowserClient],
+) -> None:
+    response = client_for().get("/account", follow_redirects=False)
+    assert response.status_code == 302
+    assert response.headers["location"].startswith("/auth/login?next=")
+
+
+def test_signing_in_with_the_development_provider_shows_the_account(
+    client_for: Callable[..., fw.testing.BrowserClient],
+) -> None:
+    client = client_for()
+    client.login("alice")
+    page = client.get("/account")
+    assert page.status_code == 200
+    assert "Alice Example" in page.text
+    assert client.logout().status_code in (302, 303)
+    assert client.get("/account", follow_redirects=False).status_code == 302
+"""
+
+TEST_API_LOGIN = """
+
+def test_me_answers_anonymous_callers_with_a_401_problem(
+    client_for: Callable[..., fw.testing.BrowserClient],
+) -> None:
+    response = client_for().get("/me", follow_redirects=False)
+    assert response.status_code == 401
+    assert response.json()["code"] == "unauthorized"
+
+
+def test_signing_in_with_the_development_provider_opens_me(
+    client_for: Callable[..., fw.testing.BrowserClient],
+) -> None:
+    client = client_for()
+    client.login("alice")
+    me = client.get("/me")
+    assert me.status_code == 200
+    assert me.json()["name"] == "Alice Example"
+"""

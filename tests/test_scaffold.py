@@ -1,0 +1,255 @@
+"""``fw init``: every preset and auth choice makes a project that parses, is up to date, imports
+and passes its own tests; every refusal is one line and writes nothing."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from fw.cli import main
+from fw.generate import is_stale
+from fw.generate.project import load_project
+from fw.scaffold import init_options, scaffold
+
+#: (preset, auth) -> project name; each name is also its package and config prefix, so all four
+#: projects can be imported by one process (one pytest run covers every project's own tests).
+CHOICES = {
+    ("web", "oidc_only"): "web_login",
+    ("web", "none"): "web_plain",
+    ("api", "none"): "api_plain",
+    ("api", "oidc_only"): "api_login",
+}
+SUBPROCESS_TIMEOUT = 300
+
+
+def _run(args: list[str], cwd: Path, pythonpath: list[Path]) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(str(path) for path in pythonpath)
+    return subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    base = tmp_path_factory.mktemp("projects")
+    made: dict[tuple[str, str], Path] = {}
+    for (preset, auth), name in CHOICES.items():
+        root = base / name.replace("_", "-")
+        scaffold(init_options(root, name=None, preset=preset, auth=auth))
+        made[(preset, auth)] = root
+    return made
+
+
+def _files(root: Path) -> set[str]:
+    return {
+        str(path.relative_to(root))
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and ".pytest_cache" not in path.parts
+    }
+
+
+def test_every_choice_makes_the_same_set_of_files(projects: dict[tuple[str, str], Path]) -> None:
+    for (_, _), root in projects.items():
+        name = root.name.replace("-", "_")
+        assert _files(root) == {
+            "pyproject.toml",
+            ".gitignore",
+            ".env.example",
+            "config.dev.toml",
+            "tests/test_app.py",
+            f"src/{name}/__init__.py",
+            f"src/{name}/main.py",
+            f"src/{name}/settings.py",
+            f"src/{name}/_fw_config.py",
+            f"src/{name}/openapi.json",
+            f"src/{name}/handlers/__init__.py",
+            f"src/{name}/handlers/greetings.py",
+            f"src/{name}/handlers/_fw_binders.py",
+        }
+
+
+def test_every_generated_file_parses(projects: dict[tuple[str, str], Path]) -> None:
+    for root in projects.values():
+        for path in root.rglob("*.py"):
+            ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for name in ("pyproject.toml", "config.dev.toml"):
+            with (root / name).open("rb") as handle:
+                tomllib.load(handle)
+        [document] = root.glob("src/*/openapi.json")
+        spec = json.loads(document.read_text(encoding="utf-8"))
+        assert "/greetings" in spec["paths"]
+
+
+def test_the_tool_table_points_at_the_app_and_its_generated_directories(
+    projects: dict[tuple[str, str], Path],
+) -> None:
+    for (_, auth), root in projects.items():
+        name = root.name.replace("-", "_")
+        with (root / "pyproject.toml").open("rb") as handle:
+            tool = tomllib.load(handle)["tool"]
+        assert tool["fw"]["app"] == f"{name}.main:app"
+        assert tool["fw"]["generate"] == {"handlers": [f"src/{name}/handlers"], "config": [f"src/{name}"]}
+        assert tool["pytest"]["ini_options"]["pythonpath"] == ["src"]
+        dev_idp = tool["fw"].get("dev", {}).get("idp", {}).get("enabled", False)
+        assert dev_idp is (auth != "none")
+
+
+def test_browser_login_config_keeps_secrets_out_and_durations_quoted(
+    projects: dict[tuple[str, str], Path],
+) -> None:
+    for (preset, auth), root in projects.items():
+        with (root / "config.dev.toml").open("rb") as handle:
+            config = tomllib.load(handle)
+        name = root.name.replace("-", "_")
+        assert config[name] == {"greeting": "Hello", "cache_for": "1m"}
+        if auth == "none":
+            assert "auth" not in config and "session" not in config
+            continue
+        auth_table = config["auth"]
+        assert auth_table["mode"] == "oidc_only"
+        assert auth_table["session"]["ttl"] == "24h"
+        expected = "redirect" if preset == "web" else "unauthorized"
+        assert auth_table["protection"]["unauthenticated"] == expected
+        assert auth_table["oidc"]["client_secret"] == "${AUTH_OIDC_CLIENT_SECRET}"
+        assert auth_table["oidc"]["issuer"] == "${AUTH_OIDC_ISSUER}"
+
+
+def test_the_env_example_lists_what_to_set_and_comments_out_what_the_file_gives(
+    projects: dict[tuple[str, str], Path],
+) -> None:
+    for (_, auth), root in projects.items():
+        text = (root / ".env.example").read_text(encoding="utf-8")
+        upper = root.name.replace("-", "_").upper()
+        assert f"# {upper}_GREETING=Hello" in text.splitlines()
+        assignments = [line for line in text.splitlines() if line and not line.startswith("#")]
+        if auth == "none":
+            assert assignments == []
+        else:
+            assert assignments == ["AUTH_OIDC_CLIENT_ID=", "AUTH_OIDC_CLIENT_SECRET=", "AUTH_OIDC_ISSUER="]
+
+
+def test_fw_generate_reports_a_new_project_up_to_date(projects: dict[tuple[str, str], Path]) -> None:
+    for root in projects.values():
+        result = _run([sys.executable, "-m", "fw.cli", "generate"], root, [root / "src"])
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "generated code is up to date"
+
+
+def test_each_project_imports_its_app_and_passes_its_own_tests(
+    projects: dict[tuple[str, str], Path],
+) -> None:
+    base = next(iter(projects.values())).parent
+    sources = [root / "src" for root in projects.values()]
+    names = [root.name.replace("-", "_") for root in projects.values()]
+    check = "import fw\n" + "".join(
+        f"import {name}.main\nassert isinstance({name}.main.app, fw.App)\n" for name in names
+    )
+    imported = _run([sys.executable, "-c", check], base, sources)
+    assert imported.returncode == 0, imported.stderr
+
+    tests = [str(root / "tests" / "test_app.py") for root in projects.values()]
+    run = _run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib", *tests],
+        base,
+        sources,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "16 passed" in run.stdout
+
+
+# Refusals: one line on stderr, exit status 1, nothing written.
+def _refusal(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("fw: ")
+    return lines[0]
+
+
+def test_an_existing_file_is_named_and_nothing_is_written_without_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "my-service"
+    target.mkdir()
+    (target / "config.dev.toml").write_text("# mine\n")
+    monkeypatch.chdir(target)  # no pyproject.toml here or above: init must not need one
+
+    line = _refusal(capsys, ["init"])
+    assert str(target / "config.dev.toml") in line and "--force" in line
+    assert _files(target) == {"config.dev.toml"}
+    assert (target / "config.dev.toml").read_text() == "# mine\n"
+
+    assert main(["init", "--force", "--preset", "api"]) == 0
+    out = capsys.readouterr().out
+    assert "wrote src/my_service/main.py" in out
+    assert out.splitlines()[-1].startswith("next: pip install -e . && fw dev")
+    assert "[my_service]" in (target / "config.dev.toml").read_text()
+    assert (target / "src" / "my_service" / "handlers" / "_fw_binders.py").is_file()
+
+    # Again over the whole project: the generated files are unchanged but must not look stale.
+    assert main(["init", "--force", "--preset", "api"]) == 0
+    assert not is_stale(load_project(target))
+
+
+def test_jwt_only_is_refused_with_the_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = _refusal(capsys, ["init", str(tmp_path / "svc"), "--auth", "jwt_only"])
+    assert "jwt_only is not offered" in line and "docs/auth-jwt.md" in line
+    assert not (tmp_path / "svc").exists()
+
+
+@pytest.mark.parametrize("mode", ["oidc_passkey", "passkey_only", "oauth_only"])
+def test_modes_fw_does_not_implement_yet_are_refused(
+    mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _refusal(capsys, ["init", str(tmp_path / "svc"), "--auth", mode])
+    assert f"--auth {mode} is not available yet" in line
+    assert not (tmp_path / "svc").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--name", "My-App"], "'My-App' is not a lower-case Python identifier"),
+        (["--name", "2fast"], "'2fast' is not a lower-case Python identifier"),
+        (["--name", "import"], "'import' is not a lower-case Python identifier"),
+        (["--name", "json"], "'json' would shadow"),
+        (["--name", "fw"], "'fw' would shadow"),
+        (["--name", "auth"], "'auth' would shadow"),
+        (["--name", "café"], "is not a lower-case Python identifier"),
+        (["--auth", "ldap"], "--auth 'ldap' is not a choice"),
+        (["--preset", "cli"], "--preset 'cli' is not a choice"),
+        (["--colour"], "unrecognized arguments: --colour"),
+    ],
+)
+def test_bad_choices_are_refused_in_one_line(
+    argv: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _refusal(capsys, ["init", str(tmp_path / "svc"), *argv])
+    assert expected in line
+    assert not (tmp_path / "svc").exists()
+
+
+def test_a_directory_name_that_is_no_identifier_asks_for_a_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _refusal(capsys, ["init", str(tmp_path / "2024 service")])
+    assert "'2024_service' is not a lower-case Python identifier" in line
+    assert "pass --name" in line
+
+
+def test_a_file_in_place_of_the_directory_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "svc").write_text("")
+    line = _refusal(capsys, ["init", str(tmp_path / "svc")])
+    assert "is not a directory" in line
