@@ -27,9 +27,10 @@ def _import_app(project: Project) -> object:
     if not project.app or ":" not in project.app:
         raise ProjectError('[tool.fw] app must name the App object as "module:attribute"')
     module_name, _, attribute = project.app.partition(":")
-    root = str(project.root)
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    # The project root, and its src/ for the src layout, so a fresh checkout runs uninstalled.
+    for folder in (project.root / "src", project.root):
+        if folder.is_dir() and str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     module = importlib.import_module(module_name)
     try:
         return getattr(module, attribute)
