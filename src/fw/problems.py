@@ -7,17 +7,19 @@ internal detail.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, Literal
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
 Location = Literal["input", "query", "payload", "path", "header", "cookie"]
 PROBLEM_MEDIA_TYPE = "application/problem+json"
+#: Compact UTF-8 JSON; every rejected request renders one document.
+_encode = msgspec.json.Encoder().encode
 
 
 @dataclass(slots=True)
@@ -76,7 +78,7 @@ class Problem(Exception):
         return document
 
     def response(self) -> Response:
-        body = json.dumps(self.to_dict(), separators=(",", ":")).encode()
+        body = _encode(self.to_dict())
         return Response(body, status_code=self.status, headers=self.headers, media_type=PROBLEM_MEDIA_TYPE)
 
 
@@ -86,9 +88,13 @@ class BindError(Problem):
     status = 400
     code = "validation_failed"
     title = "Validation failed"
+    detail = "Validation failed"
 
     def __init__(self, errors: Iterable[FieldError]) -> None:
-        super().__init__(errors=errors)
+        # Raised for every rejected request: set only what differs from the class, no keyword plumbing.
+        self.errors = list(errors)
+        self.headers = {}
+        Exception.__init__(self, self.detail)
 
     def __str__(self) -> str:
         return "; ".join(f"{e.field} ({e.location}): {e.message}" for e in self.errors) or self.detail

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import fw
 
-from .bindapp.models import Nested, Profile, Rest, Scalars
+from .bindapp.models import Nested, Profile, Rest, Scalars, Tree
 from .support import bind, errors_of
 
 BODY_ERROR = [("body", "payload", "invalid JSON body")]
@@ -68,6 +68,22 @@ async def test_duplicate_json_keys_take_the_last_value() -> None:
 async def test_deeply_nested_json_is_bounded() -> None:
     deep = b"[" * 100_000 + b"]" * 100_000
     assert await errors_of(Rest, body=b'{"x": ' + deep + b"}", content_type="application/json") == BODY_ERROR
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("depth", [50, 400, 900, 2000, 100_000])
+async def test_a_deep_json_tree_into_a_recursive_dataclass_binds_or_is_a_body_error(depth: int) -> None:
+    raw = b'{"label": "x", "child": ' * depth + b"null" + b"}" * depth
+    try:
+        bound = await bind(Tree, body=raw, content_type="application/json")
+    except fw.BindError as error:
+        assert [e.field for e in error.errors] == ["body"]
+        assert error.errors[0].message in ("invalid JSON body", "body nested too deeply")
+        return
+    levels = 0
+    while bound is not None:
+        levels, bound = levels + 1, bound.child
+    assert levels == depth
 
 
 @pytest.mark.asyncio

@@ -1,11 +1,12 @@
-"""The fast JSON path (a generated msgspec decoder) only ever shortcuts the full binder path.
+"""The decoded JSON path (generated msgspec Structs, then rule checks) only ever shortcuts the full path.
 
-For any body, binding with the fast path enabled must give exactly what the full path alone
-gives: the same accepted value (same types too) or the same complete list of field errors.
+For any body, binding with the decoders enabled must give exactly what the generic full path
+alone gives: the same accepted value (same types too) or the same complete list of field errors.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import importlib
 import json
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 import fw
 
-from .bindapp.models import Lists, Nested, Profile, Rules, Sources, Wide
+from .bindapp.models import Defaults, Lists, Nested, Profile, Rules, Scalars, Sources, Wide
 from .support import bind
 
 
@@ -60,12 +61,16 @@ SEEDS: dict[type, dict[str, Any]] = {
     Profile: {"nickname": "ada", "age": 150, "score": 0, "langs": ["en"], "home": None},
     Lists: {"bodyTags": ["a", "b"]},
     Sources: {"name": "n", "pOnly": "p", "firstName": "f", "alias": "a"},
+    Scalars: {"text": "t", "count": 3, "ratio": 0.5, "flag": False, "blob": "aGk=", "maybe": None,
+              "note": "n"},
+    Defaults: {"role": "admin", "level": 2, "empty": "", "spaced": "x", "on": False, "ratio": 1.5,
+               "outside": "a", "num": 2, "maybe": 3},
 }  # fmt: skip
 KEYS = sorted({key for seed in SEEDS.values() for key in seed} | {"sku", "qty", "other"})
 STRINGS = ["", "a", "ab", "abc", "xyz", "Ada", "ab1", "abc1", "ab,12", "high", "low", "public", "A1",
            "ada@example.com", "not-an-email", "2026-02-28", "2026-02-30", "23:59:59", "24:00:00",
            "2026-01-31T23:59:59Z", "2026-01-31T23:59:59", "6f1c2a52-3f0e-4a86-9d3c-2b1d0c9e8f7a",
-           "ab1\n", "é" * 3, "😀😀😀", "x" * 9]  # fmt: skip
+           "ab1\n", "é" * 3, "😀😀😀", "x" * 9, "aGk=", "aGk", "member", "guest", "z"]  # fmt: skip
 NUMBERS = [0, 1, -1, 5, -5, 6, -6, 150, 151, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**1023, -(2**1023),
            2**1024, 0.0, -0.0, 0.5, 1.0, 2.5, 2.5000001, -1.5, -1.5000001, 1e308, 15.0]  # fmt: skip
 LEAVES = st.one_of(
@@ -178,6 +183,35 @@ def test_valid_bodies_take_the_fast_path_and_bind_what_the_full_path_binds(cls: 
         full = asyncio.run(outcome(cls, raw))
     assert fast == full
     assert fast[0] == "accepted"
+
+
+#: Every value of the right type, but breaking a rule: each must be reported from the decoded path.
+RULE_BREAKERS: dict[type, dict[str, Any]] = {
+    Wide: {"name": "A", "code": "AB", "exact": "x", "email": "nope", "day": "2026-02-30", "count": 6,
+           "ratio": 2.6, "level": "mid", "limit": 0, "tags": [], "head": {"qty": 0},
+           "lines": [{"sku": "", "qty": 1}, {"qty": -1}], "byName": {"k": {}}},
+    Rules: {"req": "", "low": 0, "high": 3.0, "short": "ab", "long": "abcdef", "exact": "abc", "code": "x",
+            "email": "a@", "uid": "123", "day": "2026-13-01", "clock": "25:00:00", "stamp": "2026-01-01",
+            "reqList": []},
+    Defaults: {"role": "owner", "level": 0, "outside": "c", "num": 4},
+    Scalars: {"blob": "!!"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("cls", sorted(RULE_BREAKERS, key=lambda c: c.__name__), ids=lambda c: c.__name__)
+def test_a_well_typed_body_breaking_every_rule_is_reported_from_the_decoded_path(cls: type) -> None:
+    counts: dict[str, int] = {}
+    raw = render(list({**SEEDS[cls], **RULE_BREAKERS[cls]}.items()))
+    with counting_decoders(counts):
+        decoded = asyncio.run(outcome(cls, raw))
+    assert sum(counts.values()) == 1, "a well-typed body should be decoded"
+    with full_path_only():
+        full = asyncio.run(outcome(cls, raw))
+    assert decoded == full
+    assert decoded[0] == "rejected"
+    reported = {name for name, _, _ in ast.literal_eval(decoded[1])}
+    for key in RULE_BREAKERS[cls]:
+        assert any(name == key or name.startswith((f"{key}.", f"{key}[")) for name in reported), key
 
 
 def test_a_query_value_for_an_input_field_bypasses_the_fast_path() -> None:

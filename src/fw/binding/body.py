@@ -204,25 +204,30 @@ async def read_body(request: Request, cbor: bool = False) -> Body:
 _SCOPE_KEY: Final = "fw.body"
 
 
-def _media_type_and_length(request: Request) -> tuple[str, bytes | None]:
-    """The bare lower-cased media type and the raw ``Content-Length``.
+def _media_type(headers: list[tuple[bytes, bytes]]) -> str:
+    """The bare, lower-cased media type of the (last) ``Content-Type`` header, or ``""``.
 
-    Both body paths read them here, so the fast path never sees a body the full path reads otherwise.
+    Both body paths read it here, so the decoded JSON path never sees a body the full path would
+    read otherwise.
     """
-    kind = ""
-    length: bytes | None = None
-    for name, value in request.scope["headers"]:
+    kind = b""
+    for name, value in headers:
         if name == b"content-type":
-            kind = value.decode("latin-1").partition(";")[0].strip().lower()
-        elif name == b"content-length":
-            length = value
-    return kind, length
+            kind = value
+    if kind == b"application/json":
+        return "application/json"
+    return kind.decode("latin-1").partition(";")[0].strip().lower()
+
+
+def _declares_empty(headers: list[tuple[bytes, bytes]]) -> bool:
+    return any(name == b"content-length" and value == b"0" for name, value in headers)
 
 
 async def _decode(request: Request, cbor: bool) -> Body:
-    kind, length = _media_type_and_length(request)
-    if length == b"0":
+    headers = request.scope["headers"]
+    if _declares_empty(headers):
         return EMPTY
+    kind = _media_type(headers)
     if kind == "multipart/form-data":
         return await decode_multipart(request)
     if cbor and (kind == "application/cbor" or kind.endswith("+cbor")):
@@ -246,15 +251,13 @@ def _is_json(kind: str) -> bool:
 
 
 async def typed_json(request: Request, decode: Callable[[bytes], Any]) -> Any:
-    """The JSON body decoded and validated in one step by a generated msgspec ``decode``, or ``None``.
+    """The JSON body decoded into a binder's generated msgspec Structs, or ``None``.
 
-    A binder's fast path for the common case: it only ever accepts what the binder's full path
-    accepts, with the same values. ``None`` (any other media type, an empty body, or any
-    decoding or validation failure) sends the binder down the full path, which reports every
-    field error.
+    ``None`` (any other media type, an empty body, a malformed body or a value of the wrong
+    type) sends the binder down its full path, which decodes the body generically and reports
+    every field error.
     """
-    kind, length = _media_type_and_length(request)
-    if length == b"0" or not _is_json(kind):
+    if not _is_json(_media_type(request.scope["headers"])):
         return None
     raw = await _read_all(request)
     if not raw:

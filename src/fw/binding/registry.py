@@ -12,15 +12,13 @@ import dataclasses
 import hashlib
 import importlib
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
 from starlette.requests import Request
 
-from fw.problems import BindError, FieldError
-
 T = TypeVar("T")
-Binder = Callable[[Request], Awaitable[Any]]
+Binder = Callable[[Request], Coroutine[Any, Any, Any]]
 
 _binders: dict[type, Binder] = {}
 _stale: dict[type, str] = {}
@@ -47,9 +45,15 @@ def module_name(name: str) -> str:
     return name
 
 
+#: The shape of generated binder code; a module written for another shape counts as stale.
+BINDER_FORMAT = 2
+
+
 def fingerprint(*classes: type) -> str:
-    """A cheap digest of the declarations of ``classes``: field names, annotations, init flags."""
+    """A cheap digest of the declarations of ``classes`` (field names, annotations, init flags) and
+    of :data:`BINDER_FORMAT`."""
     digest = hashlib.blake2b(digest_size=8)
+    digest.update(f"format {BINDER_FORMAT}".encode())
     for cls in classes:
         digest.update(cls.__qualname__.encode())
         for item in dataclasses.fields(cls):
@@ -105,7 +109,7 @@ def binder_for(cls: type) -> Binder:
         return binder
     if cls in _stale:
         raise NoBinderError(
-            f"the generated binder for {type_name(cls)} is stale (the dataclass changed since "
+            f"the generated binder for {type_name(cls)} is stale (the dataclass, or fw itself, changed since "
             "generation): run `fw generate`"
         )
     raise NoBinderError(
@@ -114,18 +118,13 @@ def binder_for(cls: type) -> Binder:
     )
 
 
-async def parse(cls: type[T], request: Request) -> T:
+def parse(cls: type[T], request: Request) -> Coroutine[Any, Any, T]:
     """Bind ``request`` into a ``cls`` and validate it; raises :class:`fw.BindError` listing every field.
 
-    Only dispatches to the binder ``fw generate`` wrote for ``cls``.
+    Only dispatches to the binder ``fw generate`` wrote for ``cls``: ``await fw.parse(T, request)``
+    awaits that binder itself, with no coroutine of fw's in between.
     """
     binder = _binders.get(cls)
     if binder is None:
         binder = binder_for(cls)
-    try:
-        result: T = await binder(request)
-    except RecursionError:
-        # Only a self-referencing CBOR value (shared references) bound into a recursive
-        # dataclass can nest without end; it is bad input, not a server error.
-        raise BindError([FieldError("body", "payload", "body nested too deeply")]) from None
-    return result
+    return binder(request)
