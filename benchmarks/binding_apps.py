@@ -3,6 +3,10 @@
 Each app answers ``POST /orgs/{org}/orders?dryRun=...`` with header ``X-Request-Id`` and a JSON
 body of about ten fields (nested object, list of objects, map, enum, pattern, email, date) and
 returns the same small JSON document. Run one with ``uvicorn benchmarks.binding_apps:<name>``.
+
+Each framework also has an *unbound* twin (``fw_unbound_app``, ...): the same route answering the
+same document without binding anything, so that the difference between the two is what binding
+costs inside that framework.
 """
 
 from __future__ import annotations
@@ -27,7 +31,10 @@ def _answer(org: str, customer: str, items: int, priority: str) -> dict[str, obj
 
 
 # fw ---------------------------------------------------------------------------------------------
-def make_fw() -> object:
+UNBOUND = _answer("acme", "Ada Lovelace", 2, "high")
+
+
+def make_fw(bound: bool = True) -> object:
     import fw
     from examples.hello.members import Order
 
@@ -35,6 +42,8 @@ def make_fw() -> object:
 
     @app.route("POST /orgs/{org}/orders")
     async def place_order(request: fw.Request) -> fw.Response:
+        if not bound:
+            return fw.JSONResponse(UNBOUND)
         order = await fw.parse(Order, request)
         return fw.JSONResponse(_answer(order.org, order.customer, len(order.items), order.priority))
 
@@ -73,10 +82,18 @@ class ParamsModel(BaseModel):
     request_id: uuid.UUID
 
 
-def make_fastapi() -> object:
+def make_fastapi(bound: bool = True) -> object:
     from fastapi import FastAPI, Header
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+
+    if not bound:
+
+        @app.post("/orgs/{org}/orders")
+        async def place_order_unbound() -> dict[str, object]:
+            return UNBOUND
+
+        return app
 
     @app.post("/orgs/{org}/orders")
     async def place_order(
@@ -119,9 +136,17 @@ class ParamsStruct(msgspec.Struct):
     dryRun: bool = False
 
 
-def make_litestar() -> object:
+def make_litestar(bound: bool = True) -> object:
     from litestar import Litestar, post
     from litestar.params import Parameter
+
+    if not bound:
+
+        @post("/orgs/{org:str}/orders", status_code=200)
+        async def place_order_unbound() -> dict[str, object]:
+            return UNBOUND
+
+        return Litestar([place_order_unbound], openapi_config=None)
 
     @post("/orgs/{org:str}/orders", status_code=200)
     async def place_order(
@@ -156,8 +181,10 @@ def make_starlette() -> object:
 
 
 def __getattr__(name: str) -> object:
-    makers = {"fw_app": make_fw, "fastapi_app": make_fastapi, "litestar_app": make_litestar,
-              "starlette_app": make_starlette}  # fmt: skip
-    if name in makers:
-        return makers[name]()
+    makers = {"fw": make_fw, "fastapi": make_fastapi, "litestar": make_litestar}
+    if name == "starlette_app":
+        return make_starlette()
+    framework, _, kind = name.partition("_")
+    if framework in makers and kind in ("app", "unbound_app"):
+        return makers[framework](bound=kind == "app")
     raise AttributeError(name)

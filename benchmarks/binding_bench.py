@@ -171,12 +171,14 @@ def bench_inprocess(iterations: int, rounds: int = 5) -> list[tuple[str, float, 
 def bench_asgi(iterations: int, rounds: int) -> list[tuple[str, float, float, tuple[int, int]]]:
     """Each whole app called as an ASGI callable in process: routing, binding, response; no network.
 
-    Apps are measured round-robin and the fastest round of each counts, so a busy neighbour on a
-    shared machine does not penalise one app only.
+    The unbound twins (same route, same answer, nothing bound) are measured too, as rows labelled
+    ``<app> unbound``. Apps are measured round-robin and the fastest round of each counts, so a
+    busy neighbour on a shared machine does not penalise one app only.
     """
     import binding_apps
 
     apps = {label: getattr(binding_apps, attribute) for label, attribute in APPS}
+    apps.update({f"{label} unbound": getattr(binding_apps, attribute) for label, attribute in UNBOUND_APPS})
     bodies = [json.dumps(VALID).encode(), json.dumps(INVALID).encode()]
     best: dict[tuple[str, int], float] = {}
     statuses: dict[tuple[str, int], int] = {}
@@ -230,6 +232,8 @@ def bench_asgi(iterations: int, rounds: int) -> list[tuple[str, float, float, tu
 # End to end -------------------------------------------------------------------------------------
 APPS = [("fw", "fw_app"), ("FastAPI + pydantic v2", "fastapi_app"), ("Litestar + msgspec", "litestar_app"),
         ("raw Starlette (no validation)", "starlette_app")]  # fmt: skip
+UNBOUND_APPS = [("fw", "fw_unbound_app"), ("FastAPI + pydantic v2", "fastapi_unbound_app"),
+                ("Litestar + msgspec", "litestar_unbound_app")]  # fmt: skip
 
 
 def free_port() -> int:
@@ -347,8 +351,16 @@ def main() -> None:
     print("\n### Whole app in process: one ASGI call per request, no network (µs per request)\n")
     print("| app | valid | invalid | statuses (valid, invalid) |")
     print("|---|---:|---:|---|")
-    for label, valid_us, invalid_us, codes in bench_asgi(args.iterations // 4, args.rounds + 2):
+    asgi = bench_asgi(args.iterations // 4, args.rounds + 2)
+    for label, valid_us, invalid_us, codes in asgi:
         print(f"| {label} | {valid_us:.1f} | {invalid_us:.1f} | {codes[0]}, {codes[1]} |")
+    print("\n### Binding inside each framework: bound app minus its unbound twin (µs per request)\n")
+    print("| framework | valid | invalid |")
+    print("|---|---:|---:|")
+    timings = {label: (valid_us, invalid_us) for label, valid_us, invalid_us, _ in asgi}
+    for label, _ in UNBOUND_APPS:
+        (valid_us, invalid_us), (valid_floor, invalid_floor) = timings[label], timings[f"{label} unbound"]
+        print(f"| {label} | {valid_us - valid_floor:.1f} | {invalid_us - invalid_floor:.1f} |")
     if args.skip_http:
         return
     print(

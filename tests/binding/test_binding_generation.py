@@ -321,6 +321,35 @@ async def test_a_binder_generated_for_an_older_declaration_is_refused_as_stale(t
 
 
 @pytest.mark.asyncio
+async def test_binders_generated_by_another_fw_version_are_refused_as_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fw.binding import registry
+
+    package, _ = project_with(
+        tmp_path,
+        """
+        @dataclass
+        class Upgraded:
+            name: str
+
+        async def handler(request):
+            return await fw.parse(Upgraded, request)
+    """,
+    )
+    monkeypatch.setattr(registry, "BINDER_FORMAT", registry.BINDER_FORMAT - 1)
+    assert fw_main(["--project", str(tmp_path), "generate"]) == 0
+    monkeypatch.undo()
+    for name in [m for m in sys.modules if m.startswith(package.name)]:
+        del sys.modules[name]
+    import importlib
+
+    module = importlib.import_module(f"{package.name}.handlers")
+    with pytest.raises(NoBinderError, match=r"Upgraded is stale \(the dataclass, or fw itself, changed"):
+        await fw.parse(module.Upgraded, make_request())
+
+
+@pytest.mark.asyncio
 async def test_a_type_whose_package_has_no_generated_module_names_the_fix() -> None:
     from dataclasses import make_dataclass
 
