@@ -271,7 +271,7 @@ def run_wrk(port: int, script: Path, seconds: int, connections: int) -> tuple[fl
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
-    p50 = re.search(r"50%\s+(\S+)", output)
+    p50 = re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE)
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
     return rps, f"{p50.group(1) if p50 else '?'}" + (f" ({non2xx.group(1)} non-2xx)" if non2xx else "")
 

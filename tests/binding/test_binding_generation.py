@@ -59,6 +59,21 @@ def test_the_generated_module_sits_next_to_the_calls_and_says_it_is_generated() 
     assert "do not edit" in output.text.splitlines()[0]
 
 
+def test_a_strict_type_check_of_an_application_passes_over_its_generated_binders(tmp_path: Path) -> None:
+    from mypy import api
+
+    (output,) = generate_binders(fixture_project(HERE / "bindapp"))
+    copy = tmp_path / "_fw_binders.py"
+    copy.write_text(output.text)
+    report, errors, status = api.run(
+        ["--strict", "--no-incremental", "--follow-imports=silent", "--cache-dir=/dev/null", str(copy)]
+    )
+    assert status == 0, report + errors
+    copy.write_text(output.text.replace("# mypy: ignore-errors\n", ""))
+    assert api.run(["--strict", "--no-incremental", "--follow-imports=silent", "--cache-dir=/dev/null",
+                    str(copy)])[2] == 1, "the generated code is untyped: only the marker keeps mypy quiet"  # fmt: skip
+
+
 def test_generation_is_reproducible() -> None:
     first = generate_binders(fixture_project(HERE / "bindapp"))[0].text
     second = generate_binders(fixture_project(HERE / "bindapp"))[0].text
