@@ -65,13 +65,11 @@ def test_a_strict_type_check_of_an_application_passes_over_its_generated_binders
     (output,) = generate_binders(fixture_project(HERE / "bindapp"))
     copy = tmp_path / "_fw_binders.py"
     copy.write_text(output.text)
-    report, errors, status = api.run(
-        ["--strict", "--no-incremental", "--follow-imports=silent", "--cache-dir=/dev/null", str(copy)]
-    )
+    strict = ["--strict", "--no-incremental", "--follow-imports=silent", "--cache-dir=/dev/null", str(copy)]
+    report, errors, status = api.run(strict)
     assert status == 0, report + errors
     copy.write_text(output.text.replace("# mypy: ignore-errors\n", ""))
-    assert api.run(["--strict", "--no-incremental", "--follow-imports=silent", "--cache-dir=/dev/null",
-                    str(copy)])[2] == 1, "the generated code is untyped: only the marker keeps mypy quiet"  # fmt: skip
+    assert api.run(strict)[2] == 1, "the generated code is untyped: only the marker keeps mypy quiet"
 
 
 def test_generation_is_reproducible() -> None:

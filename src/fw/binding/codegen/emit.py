@@ -249,22 +249,26 @@ def _emit_scalar(
 
 
 def _emit_composite(
-    lines: _Lines, module: _Module, field: FieldPlan, target: str, name: str, loc: str
+    lines: _Lines, module: _Module, field: FieldPlan, target: str, name: str, loc: str, decoded: bool = False
 ) -> None:
-    """Code turning a decoded JSON/CBOR ``v`` (``None`` when absent) into a composite ``target``."""
+    """Code turning ``v`` (``None`` when absent) into a composite ``target``: a JSON/CBOR value of
+    any shape, or (``decoded``) a Struct, list or dict that already has the field's shape."""
     with lines.block("if v is None:"):
         _absent(lines, module, field, target, name, loc)
     with lines.block("else:"):
-        if field.type.kind == "struct" and field.type.struct is not None:
+        if decoded:
+            lines(f"x = {_decoded_value(module, field.type, 'v', name, loc, 0)}")
+        elif field.type.kind == "struct" and field.type.struct is not None:
             struct = module.struct(field.type.struct)
             lines(f"x = {struct}(v, {name} + '.', {loc}, errors) if type(v) is dict else BAD")
             with lines.block("if x is BAD:"):
                 lines(f"errors.append(FieldError({name}, {loc}, 'invalid object'))")
             lines(f"{target} = x")
             return
-        lines(f"x = {module.converter(field.type)}(v, {name}, {loc}, errors)")
+        else:
+            lines(f"x = {module.converter(field.type)}(v, {name}, {loc}, errors)")
         if field.required and field.type.kind in ("list", "dict"):
-            with lines.block("if x is not BAD and not x:"):
+            with lines.block("if not x:" if decoded else "if x is not BAD and not x:"):
                 lines(f"errors.append(FieldError({name}, {loc}, 'required'))")
         lines(f"{target} = x")
 
@@ -363,20 +367,6 @@ def _construct(cls: str, plan: StructPlan) -> str:
     return f"{cls}({', '.join(args)})"
 
 
-def _emit_decoded_composite(
-    lines: _Lines, module: _Module, field: FieldPlan, target: str, name: str, loc: str
-) -> None:
-    """Code turning a decoded ``v`` (a Struct, list or dict; ``None`` when absent) into ``target``."""
-    with lines.block("if v is None:"):
-        _absent(lines, module, field, target, name, loc)
-    with lines.block("else:"):
-        lines(f"x = {_decoded_value(module, field.type, 'v', name, loc, 0)}")
-        if field.required and field.type.kind in ("list", "dict"):
-            with lines.block("if not x:"):
-                lines(f"errors.append(FieldError({name}, {loc}, 'required'))")
-        lines(f"{target} = x")
-
-
 def _decoded_value(module: _Module, ref: TypeRef, expr: str, name: str, loc: str, depth: int) -> str:
     """An expression binding the decoded ``expr``; only dataclasses inside need work (and paths)."""
     if ref.kind == "struct" and ref.struct is not None:
@@ -411,7 +401,7 @@ def _emit_decoded_field(lines: _Lines, module: _Module, field: FieldPlan, index:
         _emit_scalar(lines, module, field, target, name, "'payload'", "decoded", absent_loc=absent)
     else:
         lines(f"v = jb.a{index}")
-        _emit_decoded_composite(lines, module, field, target, name, "'payload'")
+        _emit_composite(lines, module, field, target, name, "'payload'", decoded=True)
 
 
 def _emit_decoded_struct(module: _Module, plan: StructPlan, number: int) -> str:
@@ -425,7 +415,7 @@ def _emit_decoded_struct(module: _Module, plan: StructPlan, number: int) -> str:
                 _emit_scalar(lines, module, field, target, name, "loc", "decoded")
             else:
                 lines(f"v = s.a{index}")
-                _emit_decoded_composite(lines, module, field, target, name, "loc")
+                _emit_composite(lines, module, field, target, name, "loc", decoded=True)
         lines(f"return {_construct(cls, plan)}")
     return "\n".join(lines.lines)
 
