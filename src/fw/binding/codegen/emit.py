@@ -14,7 +14,7 @@ below it runs only when that decode fails.
 from __future__ import annotations
 
 import pprint
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -108,19 +108,23 @@ class _Module:
 
     def struct(self, plan: StructPlan) -> str:
         """Name of the function binding ``plan`` from a JSON/CBOR object (emitted once)."""
-        if plan.cls not in self.struct_ids:
-            number = len(self.struct_ids)
-            self.struct_ids[plan.cls] = number
-            self.functions.append(_emit_struct(self, plan, number))
-        return f"_s{self.struct_ids[plan.cls]}"
+        return self._function_for(plan, self.struct_ids, "_s", _emit_struct)
 
     def decoded_struct(self, plan: StructPlan) -> str:
         """Name of the function binding ``plan`` from its decoded Struct (emitted once)."""
-        if plan.cls not in self.decoded_ids:
-            number = len(self.decoded_ids)
-            self.decoded_ids[plan.cls] = number
-            self.functions.append(_emit_decoded_struct(self, plan, number))
-        return f"_u{self.decoded_ids[plan.cls]}"
+        return self._function_for(plan, self.decoded_ids, "_u", _emit_decoded_struct)
+
+    def _function_for(
+        self,
+        plan: StructPlan,
+        ids: dict[type, int],
+        prefix: str,
+        emit: Callable[[_Module, StructPlan, int], str],
+    ) -> str:
+        if plan.cls not in ids:
+            ids[plan.cls] = len(ids)  # numbered before emitting, so a recursive type finds its name
+            self.functions.append(emit(self, plan, ids[plan.cls]))
+        return f"{prefix}{ids[plan.cls]}"
 
     def converter(self, ref: TypeRef) -> str:
         """Name of a function converting a decoded JSON/CBOR value to ``ref`` (composites only)."""
