@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fw import configuration
+import fw.configuration as configuration
 from fw.problems import Problem
 from fw.settings import ServerSettings
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fw.scaffold import finish
+import fw.scaffold.finish as finish
 from fw.scaffold.options import AUTH_CHOICES, PRESETS, InitOptions, ScaffoldError, init_options
 from fw.scaffold.project import generated_files, source_files
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fw.scaffold import templates as t
+import fw.scaffold.templates as t
 from fw.scaffold.options import ScaffoldError
 
 #: Generous: the children only import the project and fw, but CI machines can be slow.

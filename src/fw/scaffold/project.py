@@ -7,7 +7,7 @@ OpenAPI document) and ``.env.example`` come from fw's own tools once these exist
 
 from __future__ import annotations
 
-from fw.scaffold import templates as t
+import fw.scaffold.templates as t
 from fw.scaffold.options import InitOptions
 
 
