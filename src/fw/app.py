@@ -127,7 +127,7 @@ class App:
     def build(self) -> ASGIApp:
         """The Starlette application; built once."""
         if self._asgi is None:
-            from fw.binding.limits import BodyLimitMiddleware
+            from fw.binding.limits import BodyLimitMiddleware, BodyLimits
             from fw.binding.openapi_route import openapi_routes
 
             routes: list[BaseRoute] = []
@@ -144,7 +144,9 @@ class App:
                 )
             routes.extend(openapi_routes(self))
             routes.extend(self._mounts)
-            middleware = [Middleware(BodyLimitMiddleware)]
+            server = _config.config(ServerSettings)
+            limits = BodyLimits.of(server.max_request_body, server.cbor_max_body)
+            middleware = [Middleware(BodyLimitMiddleware, limits=limits)]
             middleware.extend(self._middleware)
             for ext in self.extensions:
                 middleware.extend(ext.middleware())

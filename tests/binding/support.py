@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.types import Message
 
 import fw
+from fw.binding.limits import SCOPE_KEY, BodyLimits
 
 T = TypeVar("T")
 
@@ -27,6 +28,7 @@ def make_request(
     json: Any = None,
     form: dict[str, Any] | None = None,
     files: dict[str, Any] | None = None,
+    limits: BodyLimits | None = None,
 ) -> Request:
     header_list = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
     if json is not None:
@@ -50,6 +52,8 @@ def make_request(
         "headers": header_list,
         "path_params": path_params or {},
     }
+    if limits is not None:
+        scope[SCOPE_KEY] = limits  # as the App's body-limit middleware records them
     sent = False
 
     async def receive() -> Message:

@@ -8,9 +8,9 @@ import cbor2
 import pytest
 from starlette.testclient import TestClient
 
-from fw.binding import body as body_module
+import fw.testing
 
-from .cborapp.handlers import app
+from .cborapp.handlers import app, shapes
 
 
 @pytest.fixture
@@ -66,12 +66,13 @@ def test_wrong_types_inside_cbor_are_field_errors(cbor_client: TestClient) -> No
     ]
 
 
-def test_a_cbor_body_over_server_cbor_max_body_is_413(
-    cbor_client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(body_module, "cbor_max_body", lambda: 64)
-    result = post(cbor_client, {"name": "x" * 100})
-    assert result["_status"] == 413
+def test_a_cbor_body_over_server_cbor_max_body_is_413() -> None:
+    with fw.testing.configured(toml="[server]\ncbor_max_body = 64\n"):
+        limited = fw.App()
+        limited.add_route("POST /shapes", shapes)
+        with TestClient(limited) as client:
+            assert post(client, {"name": "x" * 10})["_status"] == 200
+            assert post(client, {"name": "x" * 100})["_status"] == 413
 
 
 def test_a_self_referencing_cbor_value_is_a_bind_error_not_a_crash(cbor_client: TestClient) -> None:

@@ -10,8 +10,9 @@ import pytest
 from starlette.types import Message
 
 import fw
-from fw.binding import body as body_module
+import fw.testing
 from fw.binding import limits
+from fw.binding.limits import BodyLimits
 
 from .bindapp.handlers import app
 from .bindapp.models import Upload
@@ -99,14 +100,11 @@ async def test_the_multipart_limit_can_be_raised() -> None:
     assert bound.doc is not None and bound.doc.size == 2 * MiB
 
 
-async def test_raising_the_multipart_limit_beyond_the_request_limit_has_no_effect(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(body_module, "max_request_body", lambda: 1000)
+async def test_raising_the_multipart_limit_beyond_the_request_limit_has_no_effect() -> None:
     fw.set_max_multipart_body_bytes(50 * MiB)
     content, kind = multipart(2000)
     with pytest.raises(fw.Problem) as caught:
-        await bind(Upload, body=content, content_type=kind)
+        await bind(Upload, body=content, content_type=kind, limits=BodyLimits(request=1000))
     assert caught.value.status == 413
 
 
@@ -123,3 +121,19 @@ async def test_a_streamed_multipart_body_without_length_is_counted() -> None:
 def test_the_multipart_limit_must_be_a_positive_integer(bad: Any) -> None:
     with pytest.raises(ValueError, match="positive number of bytes"):
         fw.set_max_multipart_body_bytes(bad)
+
+
+def test_the_configured_request_limit_is_read_once_when_the_app_is_built() -> None:
+    from starlette.testclient import TestClient
+
+    from .bindapp.handlers import rest
+
+    with fw.testing.configured(toml="[server]\nmax_request_body = 2000\n"):
+        limited = fw.App()
+        limited.add_route("POST /rest", rest)
+        with TestClient(limited) as client:
+            small = client.post("/rest", json={"note": "x" * 100})
+            with fw.testing.configured(toml="[server]\nmax_request_body = 99999999\n"):
+                large = client.post("/rest", json={"note": "x" * 3000})
+    assert small.status_code != 413
+    assert large.status_code == 413 and large.json()["detail"] == "request body exceeds 2000 bytes"

@@ -17,7 +17,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import ClientDisconnect, Request
 
-from fw.binding.limits import BodyTooLarge, cbor_max_body, max_multipart_body_bytes, max_request_body
+from fw.binding.limits import BodyTooLarge, limits_of, max_multipart_body_bytes
 from fw.binding.types import File
 from fw.problems import BindError, FieldError, Problem
 
@@ -131,7 +131,7 @@ class _CompleteMultiPartParser(MultiPartParser):
 
 
 async def decode_multipart(request: Request) -> Body:
-    limit = min(max_multipart_body_bytes(), max_request_body())
+    limit = min(max_multipart_body_bytes(), limits_of(request.scope).request)
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BodyTooLarge(limit)
@@ -231,7 +231,8 @@ async def _decode(request: Request, cbor: bool) -> Body:
     if kind == "multipart/form-data":
         return await decode_multipart(request)
     if cbor and (kind == "application/cbor" or kind.endswith("+cbor")):
-        raw = await _read_limited(request, min(cbor_max_body(), max_request_body()))
+        limits = limits_of(request.scope)
+        raw = await _read_limited(request, min(limits.cbor, limits.request))
         return decode_cbor(raw) if raw else EMPTY
     raw = await _read_all(request)
     if not raw:

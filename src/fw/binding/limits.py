@@ -1,18 +1,24 @@
-"""Body size limits: the outer ``server.max_request_body`` and the multipart limit.
+"""Body size limits: the outer ``server.max_request_body``, the CBOR and the multipart limits.
 
 The outer limit wraps ASGI ``receive`` so it holds for every request, whether or not a handler
 binds it: a declared ``Content-Length`` over the limit is refused before anything is read, and a
 chunked body is counted as it arrives and cut at the limit, so an oversized body is never
 buffered.
+
+The App resolves ``[server]`` once, when it is built, and hands the limits to the middleware,
+which records them in the request scope for the body decoders: nothing here reads the global
+configuration while serving.
 """
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-import fw.configuration as configuration
 from fw.problems import Problem
-from fw.settings import ServerSettings
 
 _DEFAULT_MULTIPART = 1024 * 1024
 DEFAULT_MAX_REQUEST_BODY = 10 * 1024 * 1024
@@ -44,15 +50,31 @@ def max_multipart_body_bytes() -> int:
     return _max_multipart
 
 
-def max_request_body() -> int:
-    """``server.max_request_body``; zero or less (refused at startup) means 10 MiB if the checks never ran."""
-    configured = int(configuration.config(ServerSettings).max_request_body)
-    return configured if configured > 0 else DEFAULT_MAX_REQUEST_BODY
+@dataclass(frozen=True, slots=True)
+class BodyLimits:
+    """The byte limits request bodies are read under (``server.max_request_body``, ``cbor_max_body``)."""
+
+    request: int = DEFAULT_MAX_REQUEST_BODY
+    cbor: int = DEFAULT_CBOR_MAX_BODY
+
+    @classmethod
+    def of(cls, max_request_body: int, cbor_max_body: int) -> BodyLimits:
+        """The limits as configured; zero or less (refused at startup) keeps the default."""
+        return cls(
+            max_request_body if max_request_body > 0 else DEFAULT_MAX_REQUEST_BODY,
+            cbor_max_body if cbor_max_body > 0 else DEFAULT_CBOR_MAX_BODY,
+        )
 
 
-def cbor_max_body() -> int:
-    configured = int(configuration.config(ServerSettings).cbor_max_body)
-    return configured if configured > 0 else DEFAULT_CBOR_MAX_BODY
+DEFAULT_LIMITS = BodyLimits()
+#: Where :class:`BodyLimitMiddleware` leaves the limits for the body decoders.
+SCOPE_KEY = "fw.body_limits"
+
+
+def limits_of(scope: MutableMapping[str, Any]) -> BodyLimits:
+    """The limits of this request (the defaults for a request that bypassed the middleware)."""
+    limits = scope.get(SCOPE_KEY)
+    return limits if isinstance(limits, BodyLimits) else DEFAULT_LIMITS
 
 
 def _declared_length(scope: Scope) -> int | None:
@@ -68,17 +90,16 @@ def _declared_length(scope: Scope) -> int | None:
 class BodyLimitMiddleware:
     """Enforce ``server.max_request_body`` on every HTTP request (outermost fw middleware)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, limits: BodyLimits = DEFAULT_LIMITS) -> None:
         self.app = app
-        self._limit: int | None = None
+        self.limits = limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self._limit
-        if limit is None:
-            limit = self._limit = max_request_body()
+        scope[SCOPE_KEY] = self.limits
+        limit = self.limits.request
         declared = _declared_length(scope)
         if declared is not None and declared > limit:
             await _send_problem(BodyTooLarge(limit), send)
