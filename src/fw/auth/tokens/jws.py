@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from joserfc.errors import JoseError
-from joserfc.jws import JWSAlgModel, JWSRegistry
+from joserfc.jwa import JWSAlgModel
+from joserfc.jws import JWSRegistry
 
 from fw.auth.tokens.algorithms import ALGORITHMS, Key, fits
 from fw.auth.tokens.errors import AlgorithmRejected, TokenRejected
