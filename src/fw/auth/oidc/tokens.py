@@ -27,10 +27,10 @@ from fw.auth.tokens.jws import JwsVerifier
 
 LEEWAY = 60
 #: Asymmetric algorithms only: "none" and shared-secret HMAC are never accepted for ID tokens.
-#: The fully-specified ``Ed25519`` name is left to access tokens; ID tokens use ``EdDSA``.
+#: Ed25519 signatures are named ``EdDSA`` here; the fully-specified ``Ed25519`` name is for access tokens.
 SIGNATURE_ALGORITHMS = frozenset(alg for alg in ALGORITHMS if alg != "Ed25519")
 MAX_IAT_AGE = 24 * 3600
-#: ID tokens have no size limit of their own: they come from the provider over the back channel.
+#: No size limit of its own: an ID token arrives inside the token endpoint's answer, which is bounded.
 _ID_TOKENS = JwsVerifier(sorted(SIGNATURE_ALGORITHMS), max_bytes=None)
 #: What a person is told when a registered claim fails, by (claim, unusable rather than wrong).
 _CLAIM_REASONS = {
