@@ -277,12 +277,12 @@ def run_wrk(port: int, script: Path, seconds: int, connections: int) -> tuple[fl
 
 
 def check_answers(port: int) -> tuple[int, int]:
-    import httpx
+    import httpx2
 
     url = f"http://127.0.0.1:{port}{PATH}"
     headers = {"X-Request-Id": REQUEST_ID}
-    good = httpx.post(url, json=VALID, headers=headers)
-    bad = httpx.post(url, json=INVALID, headers=headers)
+    good = httpx2.post(url, json=VALID, headers=headers)
+    bad = httpx2.post(url, json=INVALID, headers=headers)
     return good.status_code, bad.status_code
 
 

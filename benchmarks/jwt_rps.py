@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -50,9 +50,9 @@ def start(kind: str, options: dict[str, object]) -> subprocess.Popen[bytes]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            httpx.get(url, timeout=1)
+            httpx2.get(url, timeout=1)
             return process
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             if process.poll() is not None:
                 break
             time.sleep(0.1)
@@ -143,7 +143,8 @@ def main() -> None:
                     process = start(kind, options)
                     try:
                         url = f"http://127.0.0.1:{options['port']}/api/me"
-                        assert httpx.get(url, headers={"Authorization": f"Bearer {token}"}).status_code == 200
+                        answer = httpx2.get(url, headers={"Authorization": f"Bearer {token}"})
+                        assert answer.status_code == 200
                         wrk(url, token, 2, args.connections)  # warm-up
                         results[kind] = wrk(url, token, args.duration, args.connections)
                     finally:

@@ -72,7 +72,7 @@ dsn = "{options["dsn"]}"
 def serve_fastapi(options: dict[str, Any]) -> None:
     import contextlib
 
-    import httpx
+    import httpx2
     import jwt
     import uvicorn
     from fastapi import FastAPI, HTTPException, Request
@@ -89,7 +89,7 @@ def serve_fastapi(options: dict[str, Any]) -> None:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> Any:
-        async with httpx.AsyncClient() as http:
+        async with httpx2.AsyncClient() as http:
             meta = (await http.get(f"{issuer}/.well-known/openid-configuration")).json()
             for jwk in (await http.get(meta["jwks_uri"])).json()["keys"]:
                 keys[jwk["kid"]] = jwt.PyJWK(jwk).key

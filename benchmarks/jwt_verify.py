@@ -24,9 +24,9 @@ import jwt as pyjwt
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding
 
-from fw.auth.jwt.jwks import KeySet
-from fw.auth.jwt.keys import Key
 from fw.auth.jwt.verifier import Policy, Verifier
+from fw.auth.tokens.algorithms import Key
+from fw.auth.tokens.jwks import KeySet
 from fw.testing.issuer import LocalIssuer
 
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from typing import Any
 
-import httpx
+import httpx2
 from auth_oidc.support import layers, login_extension, make_app, session_settings
 
 from fw.auth import accounts
@@ -52,8 +52,8 @@ async def measure(session: dict[str, Any], dsn: str, requests: int) -> tuple[flo
         value = await extension.sessions.start(summary)
         accounts.set_account_lookup(lambda account_id: accounts.Account(account_id, "Bench", "b@x.test"))
         accounts.mark_read("bench", time.monotonic() + 10**6)
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://localhost:8000") as client:
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost:8000") as client:
             timings: dict[str, list[float]] = {"anonymous": [], "signed_in": []}
             for _ in range(requests):
                 for kind, cookies in (("anonymous", {}), ("signed_in", {"fw_session": value})):

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import httpx2
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -110,13 +110,13 @@ def api(extension: JwtOnly) -> Starlette:
 @contextlib.asynccontextmanager
 async def serving(
     auth: AuthSettings, dsn: str = "sqlite:///unused.sqlite3", *, cooldown: float = 30.0
-) -> AsyncIterator[tuple[httpx.AsyncClient, JwtOnly]]:
+) -> AsyncIterator[tuple[httpx2.AsyncClient, JwtOnly]]:
     """Start the jwt_only extension and talk to a small API through it."""
     extension = JwtOnly(auth, dsn, jwks_refetch_cooldown=cooldown)
     await extension.startup()
     try:
-        transport = httpx.ASGITransport(app=api(extension))
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        transport = httpx2.ASGITransport(app=api(extension))
+        async with httpx2.AsyncClient(transport=transport, base_url="http://testserver") as client:
             yield client, extension
     finally:
         await extension.shutdown()

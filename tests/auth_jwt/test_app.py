@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 import fw
@@ -81,8 +81,8 @@ def _app() -> fw.App:
     return app
 
 
-async def _client(app: fw.App) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
+async def _client(app: fw.App) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://testserver")
 
 
 async def test_a_configured_jwt_only_app_verifies_bearer_tokens(

@@ -7,7 +7,7 @@ import logging
 import time
 from datetime import timedelta
 
-import httpx
+import httpx2
 import pytest
 
 from fw.testing.issuer import LocalIssuer
@@ -17,7 +17,7 @@ from .settings import auth_settings, jwt_settings
 from .test_bearer_requests import _signed
 
 
-async def _status(client: httpx.AsyncClient, raw: bytes) -> httpx.Response:
+async def _status(client: httpx2.AsyncClient, raw: bytes) -> httpx2.Response:
     return await client.get("/api/me", headers=[(b"authorization", raw)])
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from fw.testing.issuer import LocalIssuer
 
@@ -62,7 +62,7 @@ dsn = "{dsn}"
 
 
 def _status(base: str, token: str) -> int:
-    return httpx.get(f"{base}/api/me", headers={"Authorization": f"Bearer {token}"}).status_code
+    return httpx2.get(f"{base}/api/me", headers={"Authorization": f"Bearer {token}"}).status_code
 
 
 def test_a_revocation_through_one_process_is_refused_by_the_other_at_once_with_zero_delay(
@@ -76,7 +76,7 @@ def test_a_revocation_through_one_process_is_refused_by_the_other_at_once_with_z
     ):
         assert _status(first, token) == 200
         assert _status(second, token) == 200
-        assert httpx.post(f"{first}/admin/revoke", params={"jti": jti}).status_code == 200
+        assert httpx2.post(f"{first}/admin/revoke", params={"jti": jti}).status_code == 200
         assert _status(second, token) == 401
         assert _status(first, token) == 401
 
@@ -93,7 +93,7 @@ def test_with_a_propagation_delay_the_other_process_refuses_once_the_delay_has_p
     ):
         assert _status(second, token) == 200  # the second process now caches "not revoked"
         cached_at = time.monotonic()
-        assert httpx.post(f"{first}/admin/revoke", params={"jti": jti}).status_code == 200
+        assert httpx2.post(f"{first}/admin/revoke", params={"jti": jti}).status_code == 200
         assert _status(first, token) == 401  # the revoking process sees it at once
         time.sleep(max(0.0, delay - (time.monotonic() - cached_at)) + 0.2)
         assert _status(second, token) == 401

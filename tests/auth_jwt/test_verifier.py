@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from fw.auth.jwt.keys import Key
 from fw.auth.jwt.verifier import Policy, TokenRejected, Verifier
+from fw.auth.tokens.algorithms import Key
 from fw.testing.issuer import LocalIssuer
 
 

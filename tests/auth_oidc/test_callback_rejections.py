@@ -32,9 +32,9 @@ def with_query(url: str, **changes: str | None) -> str:
 def assert_rejected(
     client: BrowserClient, response: object, status: int = 400, code: str = "login_failed"
 ) -> None:
-    import httpx
+    import httpx2
 
-    assert isinstance(response, httpx.Response)
+    assert isinstance(response, httpx2.Response)
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/problem+json"
     assert response.json()["code"] == code

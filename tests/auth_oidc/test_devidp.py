@@ -6,7 +6,7 @@ import base64
 import hashlib
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from fw.devidp import NotLoopbackError, RunningProvider
@@ -17,7 +17,7 @@ def challenge(verifier: str) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
 
 
-def authorize(idp: TestIdentityProvider, verifier: str = "v" * 43, **extra: str) -> httpx.Response:
+def authorize(idp: TestIdentityProvider, verifier: str = "v" * 43, **extra: str) -> httpx2.Response:
     params = {
         "response_type": "code",
         "client_id": idp.client_id,
@@ -29,17 +29,17 @@ def authorize(idp: TestIdentityProvider, verifier: str = "v" * 43, **extra: str)
         "code_challenge_method": "S256",
         **extra,
     }
-    return httpx.get(f"{idp.issuer}/authorize", params=params)
+    return httpx2.get(f"{idp.issuer}/authorize", params=params)
 
 
-def code_from(response: httpx.Response) -> str:
+def code_from(response: httpx2.Response) -> str:
     return parse_qs(urlsplit(response.headers["location"]).query)["code"][0]
 
 
 def redeem(
     idp: TestIdentityProvider, code: str, verifier: str = "v" * 43, secret: str | None = None
-) -> httpx.Response:
-    return httpx.post(
+) -> httpx2.Response:
+    return httpx2.post(
         f"{idp.issuer}/token",
         data={
             "grant_type": "authorization_code",
@@ -52,11 +52,11 @@ def redeem(
 
 
 def test_discovery_names_every_endpoint(idp: TestIdentityProvider) -> None:
-    document = httpx.get(f"{idp.issuer}/.well-known/openid-configuration").json()
+    document = httpx2.get(f"{idp.issuer}/.well-known/openid-configuration").json()
     assert document["issuer"] == idp.issuer
     for name in ("authorization", "token", "userinfo", "end_session", "device_authorization"):
         assert document[f"{name}_endpoint"].startswith(idp.issuer)
-    assert httpx.get(document["jwks_uri"]).json()["keys"][0]["kty"] == "RSA"
+    assert httpx2.get(document["jwks_uri"]).json()["keys"][0]["kty"] == "RSA"
     assert "select_account" in document["prompt_values_supported"]
 
 
@@ -70,9 +70,9 @@ def test_the_code_flow_issues_tokens_and_userinfo(idp: TestIdentityProvider) -> 
     idp.login_user("alice")
     tokens = redeem(idp, code_from(authorize(idp))).json()
     assert tokens["token_type"] == "Bearer" and tokens["id_token"]
-    info = httpx.get(f"{idp.issuer}/userinfo", headers={"Authorization": f"Bearer {tokens['access_token']}"})
+    info = httpx2.get(f"{idp.issuer}/userinfo", headers={"Authorization": f"Bearer {tokens['access_token']}"})
     assert info.json()["sub"] == "alice"
-    assert httpx.get(f"{idp.issuer}/userinfo", headers={"Authorization": "Bearer forged"}).status_code == 401
+    assert httpx2.get(f"{idp.issuer}/userinfo", headers={"Authorization": "Bearer forged"}).status_code == 401
 
 
 def test_a_code_is_redeemed_once_and_only_with_its_verifier(idp: TestIdentityProvider) -> None:
@@ -94,7 +94,7 @@ def test_a_wrong_client_secret_is_refused(idp: TestIdentityProvider) -> None:
 def test_refresh_tokens_are_issued_for_offline_access(idp: TestIdentityProvider) -> None:
     idp.login_user("alice")
     tokens = redeem(idp, code_from(authorize(idp, scope="openid offline_access"))).json()
-    refreshed = httpx.post(
+    refreshed = httpx2.post(
         f"{idp.issuer}/token",
         data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
         auth=(idp.client_id, idp.client_secret),
@@ -110,12 +110,12 @@ def test_authorize_refuses_unregistered_redirects_and_missing_pkce(idp: TestIden
 
 
 def test_end_session_returns_only_to_local_uris(idp: TestIdentityProvider) -> None:
-    ok = httpx.get(
+    ok = httpx2.get(
         f"{idp.issuer}/end_session",
         params={"client_id": idp.client_id, "post_logout_redirect_uri": "http://localhost:8000/"},
     )
     assert ok.status_code == 302 and ok.headers["location"] == "http://localhost:8000/"
-    evil = httpx.get(
+    evil = httpx2.get(
         f"{idp.issuer}/end_session",
         params={"client_id": idp.client_id, "post_logout_redirect_uri": "https://evil.example/"},
     )

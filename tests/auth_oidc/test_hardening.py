@@ -9,7 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import httpx
+import httpx2
 import pytest
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route, request_response
@@ -220,8 +220,8 @@ def test_the_development_provider_ignores_requests_for_foreign_host_names(
     idp: TestIdentityProvider, host: str
 ) -> None:
     url = f"{idp.issuer}/.well-known/openid-configuration"
-    assert httpx.get(url, headers={"Host": host}).status_code == 421
-    assert httpx.get(url).status_code == 200
+    assert httpx2.get(url, headers={"Host": host}).status_code == 421
+    assert httpx2.get(url).status_code == 200
 
 
 def without_iss(url: str) -> str:
@@ -420,12 +420,12 @@ def test_behind_a_tls_proxy_logout_uses_the_public_origin_of_redirect_url(
 async def test_a_discovery_document_that_cannot_be_trusted_is_refused(
     status: int, document: object, reason: str
 ) -> None:
-    def answer(request: httpx.Request) -> httpx.Response:
+    def answer(request: httpx2.Request) -> httpx2.Response:
         if document is None:
-            return httpx.Response(status, text="<h1>Bad Gateway</h1>")
-        return httpx.Response(status, json=document)
+            return httpx2.Response(status, text="<h1>Bad Gateway</h1>")
+        return httpx2.Response(status, json=document)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as http:
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(answer)) as http:
         provider = Provider("https://id.example.test", http=http)
         with pytest.raises(OidcError, match=reason):
             await provider.metadata()

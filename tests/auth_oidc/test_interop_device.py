@@ -12,7 +12,7 @@ import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from interop.conftest import RunningProvider, start_provider
 
@@ -33,7 +33,7 @@ def configure(start: Callable[[dict[str, Any]], RunningProvider]) -> RunningProv
     return start({"clients": [DEVICE_CLIENT], "accounts": {"alice": {"email": "alice@interop.test"}}})
 
 
-def submit_first_form(browser: httpx.Client, page: httpx.Response, **fields: str) -> httpx.Response:
+def submit_first_form(browser: httpx2.Client, page: httpx2.Response, **fields: str) -> httpx2.Response:
     form = re.search(r"<form([^>]*)>(.*?)</form>", page.text, re.S)
     assert form, page.text
     action = re.search(r'action="([^"]*)"', form.group(1))
@@ -42,9 +42,9 @@ def submit_first_form(browser: httpx.Client, page: httpx.Response, **fields: str
     return browser.post(target, data={**hidden, **fields})
 
 
-def approve(verification_uri_complete: str, *, confirm: str) -> httpx.Response:
+def approve(verification_uri_complete: str, *, confirm: str) -> httpx2.Response:
     """Confirm the user code, sign in as alice and consent; returns the provider's last page."""
-    with httpx.Client(follow_redirects=True, timeout=10) as browser:
+    with httpx2.Client(follow_redirects=True, timeout=10) as browser:
         page = browser.get(verification_uri_complete)
         page = submit_first_form(browser, page, confirm=confirm) if confirm == "yes" else page
         if confirm != "yes":

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 import pytest
 from interop.conftest import RunningProvider, start_provider
 
@@ -43,12 +43,12 @@ def configure(start: Callable[[dict[str, Any]], RunningProvider], secret: str) -
     )
 
 
-def submit_form(client: BrowserClient, page: httpx.Response, **fields: str) -> httpx.Response:
+def submit_form(client: BrowserClient, page: httpx2.Response, **fields: str) -> httpx2.Response:
     """Submit the page's first form as a browser would: its hidden inputs plus ``fields``."""
     form = re.search(r"<form[^>]*action=\"([^\"]+)\"[^>]*>(.*?)</form>", page.text, re.S)
     assert form, page.text
     hidden = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form.group(2)))
-    target = httpx.URL(str(page.url)).join(form.group(1))
+    target = httpx2.URL(str(page.url)).join(form.group(1))
     return client.post(str(target), data={**hidden, **fields}, follow_redirects=True)
 
 
@@ -73,7 +73,7 @@ def rp(start_provider: Callable[[dict[str, Any]], RunningProvider], sqlite_dsn: 
     return provider, build
 
 
-def sign_in(client: BrowserClient) -> httpx.Response:
+def sign_in(client: BrowserClient) -> httpx2.Response:
     login_page = client.get("/auth/login", follow_redirects=True)
     assert login_page.status_code == 200 and 'name="login"' in login_page.text, login_page.text
     consent = submit_form(client, login_page, login="alice", password="any")

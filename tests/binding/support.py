@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
-import httpx
+import httpx2
 from starlette.requests import Request
 from starlette.types import Message
 
@@ -34,7 +34,7 @@ def make_request(
     if json is not None:
         body, content_type = jsonlib.dumps(json).encode(), "application/json"
     elif files is not None:
-        built = httpx.Request("POST", "http://test/", data=form or {}, files=files)
+        built = httpx2.Request("POST", "http://test/", data=form or {}, files=files)
         body = built.read()
         content_type = built.headers["content-type"]
     elif form is not None:

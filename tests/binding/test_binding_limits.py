@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from starlette.types import Message
 
@@ -80,7 +80,7 @@ async def test_a_body_under_the_limit_binds() -> None:
 
 
 def multipart(size: int) -> tuple[bytes, str]:
-    request = httpx.Request(
+    request = httpx2.Request(
         "POST", "http://t/", files={"doc": ("f.bin", b"x" * size, "application/octet-stream")}
     )
     return request.read(), request.headers["content-type"]

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-import httpx
+import httpx2
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -47,9 +47,9 @@ def serving(
                 if process.poll() is not None:
                     raise RuntimeError(f"{command} exited with {process.returncode}:\n{log.read_text()}")
                 try:
-                    httpx.get(ready_url, timeout=1)
+                    httpx2.get(ready_url, timeout=1)
                     break
-                except httpx.HTTPError:
+                except httpx2.HTTPError:
                     if time.monotonic() > deadline:
                         raise RuntimeError(f"{command} did not answer:\n{log.read_text()}") from None
                     time.sleep(0.1)

@@ -7,7 +7,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from e2e.support import PYTHON, REPO, clean_env, free_port, serving
@@ -32,7 +32,7 @@ def test_fw_dev_serves_the_login_example_with_the_development_provider(dev_serve
     output = log.read_text()
     assert "development identity provider at http://127.0.0.1:" in output
     assert "applied fw_0002" in output
-    with httpx.Client(follow_redirects=True) as browser:
+    with httpx2.Client(follow_redirects=True) as browser:
         picker = browser.get(f"{origin}/account")
         assert "Choose a user" in picker.text
         action = re.search(r"<form method='post' action='([^']+)'>", picker.text)

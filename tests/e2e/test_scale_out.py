@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from e2e.support import PYTHON, REPO, clean_env, free_port, serving
@@ -58,11 +58,11 @@ def two_processes(
         yield origins[0], origins[1]
 
 
-def session_cookie(client: httpx.Client) -> str:
+def session_cookie(client: httpx2.Client) -> str:
     return next(c.value for c in client.cookies.jar if c.name == "fw_session")
 
 
-def wait_until_anonymous(client: httpx.Client, url: str) -> None:
+def wait_until_anonymous(client: httpx2.Client, url: str) -> None:
     deadline = time.monotonic() + 15
     while client.get(url).json()["account_id"] is not None:
         assert time.monotonic() < deadline, "the other process never dropped the session"
@@ -71,7 +71,7 @@ def wait_until_anonymous(client: httpx.Client, url: str) -> None:
 
 def exercise(a: str, b: str, idp: TestIdentityProvider) -> None:
     idp.login_user("alice")
-    with httpx.Client() as browser:
+    with httpx2.Client() as browser:
         # A sign-in begun on one process finishes on the other (the login state key is shared).
         b_pid = browser.get(f"{b}/me").json()["pid"]
         to_provider = browser.get(f"{a}/auth/login?next=/me").headers["location"]
@@ -80,7 +80,7 @@ def exercise(a: str, b: str, idp: TestIdentityProvider) -> None:
         landed = browser.get(back_to_a.replace(a, b, 1), follow_redirects=True)
         assert landed.json()["account_id"] and landed.json()["pid"] == b_pid
 
-    with httpx.Client(follow_redirects=True) as browser:
+    with httpx2.Client(follow_redirects=True) as browser:
         landed = browser.get(f"{a}/auth/login?next=/me")
         assert landed.json()["account_id"]
         account_id = landed.json()["account_id"]
@@ -94,7 +94,7 @@ def exercise(a: str, b: str, idp: TestIdentityProvider) -> None:
         browser.cookies.set("fw_session", token)
         assert browser.get(f"{b}/me").json()["account_id"] is None
 
-    with httpx.Client(follow_redirects=True) as browser:
+    with httpx2.Client(follow_redirects=True) as browser:
         account_id = browser.get(f"{a}/auth/login?next=/me").json()["account_id"]
         assert browser.get(f"{b}/me").json()["account_id"] == account_id
         assert browser.post(f"{a}/admin/suspend/{account_id}").status_code == 200

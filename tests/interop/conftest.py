@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 HERE = Path(__file__).parent
@@ -34,9 +34,9 @@ class RunningProvider:
     port: int
     process: subprocess.Popen[str]
 
-    def client_credentials(self, client_id: str, secret: str, **params: str) -> httpx.Response:
+    def client_credentials(self, client_id: str, secret: str, **params: str) -> httpx2.Response:
         """POST /token with the client_credentials grant (client_secret_basic)."""
-        return httpx.post(
+        return httpx2.post(
             f"{self.issuer}/token",
             data={"grant_type": "client_credentials", **params},
             auth=(client_id, secret),
@@ -45,7 +45,7 @@ class RunningProvider:
 
     def authorization_code(
         self, client_id: str, secret: str, redirect_uri: str, *, scope: str = "openid", login: str = "alice"
-    ) -> httpx.Response:
+    ) -> httpx2.Response:
         """Run the authorization code flow (with PKCE) through the provider's development
         interactions, as a browser would, and POST the code to /token."""
         verifier = secrets.token_urlsafe(48)
@@ -59,7 +59,7 @@ class RunningProvider:
             "code_challenge_method": "S256",
             "state": secrets.token_urlsafe(8),
         }
-        with httpx.Client(base_url=self.issuer, timeout=10) as browser:
+        with httpx2.Client(base_url=self.issuer, timeout=10) as browser:
             response = browser.get("/auth", params=params)
             for _ in range(10):
                 location = response.headers.get("location", "")
@@ -76,7 +76,7 @@ class RunningProvider:
                     response = browser.get(location)
             else:
                 raise AssertionError("the authorization flow did not come back with a code")
-        return httpx.post(
+        return httpx2.post(
             f"{self.issuer}/token",
             data={
                 "grant_type": "authorization_code",
@@ -128,11 +128,11 @@ def start_provider() -> Iterator[Callable[[dict[str, Any]], RunningProvider]]:
         while True:
             try:
                 if (
-                    httpx.get(f"{provider.issuer}/.well-known/openid-configuration", timeout=2).status_code
+                    httpx2.get(f"{provider.issuer}/.well-known/openid-configuration", timeout=2).status_code
                     == 200
                 ):
                     return provider
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             if time.monotonic() > deadline:
                 raise RuntimeError("oidc-provider did not answer its discovery document")

@@ -20,11 +20,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fw.auth.admission import admission_problem
-from fw.auth.jwt.discovery import DISCOVERY_MODES
-from fw.auth.jwt.keys import algorithm_problem
-from fw.auth.jwt.urls import is_loopback_host, same_origin, transport_problem
 from fw.auth.protection import pattern_problem
 from fw.auth.revocation import ON_UNAVAILABLE, REVOCATION_MODES
+from fw.auth.tokens.algorithms import algorithm_problem
+from fw.auth.tokens.discovery import DISCOVERY_MODES
+from fw.auth.tokens.urls import is_loopback_host, same_origin, transport_problem
 from fw.errors import StartupError
 from fw.settings import AuthSettings
 

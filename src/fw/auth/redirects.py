@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from fw.auth.jwt.urls import is_loopback_host
+from fw.auth.tokens.urls import is_loopback_host
 
 _MAX_LENGTH = 2048
 

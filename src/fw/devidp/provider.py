@@ -24,7 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from fw.auth.jwt.urls import is_loopback_host
+from fw.auth.tokens.urls import is_loopback_host
 from fw.devidp.model import AuthorizationGrant, DeviceGrant, DevUser, ProviderState, RefreshGrant
 
 TOKEN_LIFETIME = 600

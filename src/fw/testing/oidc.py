@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import httpx
+import httpx2
 from starlette.testclient import TestClient
 from starlette.types import ASGIApp
 
@@ -105,15 +105,15 @@ def login_user(provider: TestIdentityProvider, sub: str | None) -> None:
     provider.login_user(sub)
 
 
-class _Dispatch(httpx.BaseTransport):
+class _Dispatch(httpx2.BaseTransport):
     """Requests to the provider's origin go over the network; everything else to the app."""
 
-    def __init__(self, app: httpx.BaseTransport, provider_origin: str) -> None:
+    def __init__(self, app: httpx2.BaseTransport, provider_origin: str) -> None:
         self.app = app
-        self.network = httpx.HTTPTransport()
+        self.network = httpx2.HTTPTransport()
         self.origin = provider_origin
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         origin = f"{request.url.scheme}://{request.url.netloc.decode('ascii')}"
         if origin == self.origin:
             return self.network.handle_request(request)
@@ -141,14 +141,14 @@ class BrowserClient(TestClient):
         **kw: Any,
     ) -> None:
         super().__init__(app, base_url=base_url, **kw)
-        app_transport: httpx.BaseTransport = getattr(self, "_transport")  # noqa: B009
+        app_transport: httpx2.BaseTransport = getattr(self, "_transport")  # noqa: B009
         issuer = provider if isinstance(provider, str) else provider.issuer
         self._transport = _Dispatch(app_transport, issuer)
         self.provider = provider if isinstance(provider, TestIdentityProvider) else None
 
     def login(
         self, sub: str | None = None, *, next: str | None = None, login_path: str = "/auth/login"
-    ) -> httpx.Response:
+    ) -> httpx2.Response:
         """Sign in as ``sub`` (default: the preset user) and follow the flow to its landing page."""
         if sub is not None:
             if self.provider is None:
@@ -157,13 +157,13 @@ class BrowserClient(TestClient):
                 )
             self.provider.login_user(sub)
         params = {"next": next} if next is not None else None
-        response: httpx.Response = self.get(login_path, params=params, follow_redirects=True)
+        response: httpx2.Response = self.get(login_path, params=params, follow_redirects=True)
         return response
 
     def logout(
         self, *, logout_path: str = "/auth/logout", data: dict[str, str] | None = None
-    ) -> httpx.Response:
-        response: httpx.Response = self.post(
+    ) -> httpx2.Response:
+        response: httpx2.Response = self.post(
             logout_path,
             data=data or {},
             headers={"Origin": str(self.base_url).rstrip("/")},

@@ -1,22 +1,18 @@
-"""Bearer-token protocol pieces: discovery, the JWKS cache and the verifier. No App knowledge."""
+"""Bearer access-token policy on top of the token core: what an API accepts, and the verifier.
 
-from fw.auth.jwt.discovery import DiscoveryError, jwks_uri_for, metadata_url
-from fw.auth.jwt.jwks import JwksCache, KeySet, parse_jwks
-from fw.auth.jwt.keys import ALGORITHMS, algorithm_problem
-from fw.auth.jwt.verifier import Policy, TokenRejected, VerifiedToken, Verifier, scopes_of
+Discovery, the JWKS cache, the algorithm table and URL trust live in :mod:`fw.auth.tokens`.
+No App knowledge.
+"""
+
+from fw.auth.jwt.verifier import Policy, VerifiedToken, Verifier, scopes_of
+from fw.auth.tokens.errors import TokenRejected
+from fw.auth.tokens.jws import normalize_token_type
 
 __all__ = [
-    "ALGORITHMS",
-    "DiscoveryError",
-    "JwksCache",
-    "KeySet",
     "Policy",
     "TokenRejected",
     "VerifiedToken",
     "Verifier",
-    "algorithm_problem",
-    "jwks_uri_for",
-    "metadata_url",
-    "parse_jwks",
+    "normalize_token_type",
     "scopes_of",
 ]

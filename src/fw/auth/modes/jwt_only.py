@@ -1,7 +1,8 @@
 """``auth.mode = "jwt_only"``: every request's bearer access token is verified before the handler.
 
-Composition only: discovery, the JWKS cache and the verifier come from :mod:`fw.auth.jwt`,
-admission and revocation from their modules, path rules from :mod:`fw.auth.protection`.
+Composition only: discovery and the JWKS cache come from :mod:`fw.auth.tokens`, the verifier
+from :mod:`fw.auth.jwt`, admission and revocation from their modules, path rules from
+:mod:`fw.auth.protection`.
 No endpoints, no session, no cookie, no CSRF: authority arrives in the ``Authorization`` header.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import httpx
+import httpx2
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -21,10 +22,12 @@ from fw.auth import admission as admission_policies
 from fw.auth import revocation
 from fw.auth.accounts import Account, AccountStoreUnavailable, AccountTable, Identity, resolve_account
 from fw.auth.caller import Authentication, Caller, record
-from fw.auth.jwt.discovery import Discovery, DiscoveryError, jwks_uri_for
-from fw.auth.jwt.jwks import JwksCache
-from fw.auth.jwt.verifier import MAX_TOKEN_BYTES, Policy, TokenRejected, Verifier
+from fw.auth.jwt.verifier import Policy, Verifier
 from fw.auth.protection import Protection
+from fw.auth.tokens.discovery import Discovery, jwks_uri_for
+from fw.auth.tokens.errors import DiscoveryError, TokenRejected
+from fw.auth.tokens.jwks import JwksCache
+from fw.auth.tokens.jws import MAX_TOKEN_BYTES
 from fw.errors import StartupError
 from fw.problems import Problem
 from fw.rdb import runtime as rdb_runtime
@@ -78,7 +81,7 @@ class JwtOnly:
         self.protection = Protection.from_patterns(auth.protection.include, auth.protection.exclude)
         self.running: _Running | None = None
         self.jwks: JwksCache | None = None
-        self._http: httpx.AsyncClient | None = None
+        self._http: httpx2.AsyncClient | None = None
         self._engine: AsyncEngine | None = None
         self._store: revocation.RevocationStore | None = None
 
@@ -119,7 +122,7 @@ class JwtOnly:
 
     async def _load_keys(self) -> JwksCache:
         jwt = self.jwt
-        self._http = httpx.AsyncClient(timeout=httpx.Timeout(5.0), follow_redirects=False)
+        self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(5.0), follow_redirects=False)
         discovery: Discovery = (
             "oauth" if jwt.discovery == "oauth" else "manual" if jwt.discovery == "manual" else "oidc"
         )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-import httpx
+import httpx2
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -163,7 +163,7 @@ def _login_failed(detail: str, status: int = 400, code: str = "login_failed") ->
 class OidcOnly:
     """The ``oidc_only`` extension plugged into the App."""
 
-    def __init__(self, settings: BrowserLoginSettings, *, http: httpx.AsyncClient | None = None) -> None:
+    def __init__(self, settings: BrowserLoginSettings, *, http: httpx2.AsyncClient | None = None) -> None:
         self.settings = settings
         self.auth = settings.auth
         self.oidc = settings.auth.oidc

@@ -1,7 +1,7 @@
-"""OpenID Connect relying-party pieces with no knowledge of the App: discovery, the code flow with
-PKCE, ID token verification, userinfo and the device flow. The ``oidc_only`` mode composes them."""
+"""OpenID Connect relying-party pieces with no knowledge of the App: provider metadata, the code
+flow with PKCE, ID-token rules, userinfo and the device flow, on top of the token core
+(:mod:`fw.auth.tokens`). The ``oidc_only`` mode composes them."""
 
-from fw.auth.jwt.urls import is_loopback_host
 from fw.auth.oidc.authorization import PendingLogin, authorization_url, pkce_challenge, reconfirm_prompt
 from fw.auth.oidc.device import (
     DeviceAuthorization,
@@ -11,8 +11,10 @@ from fw.auth.oidc.device import (
     DeviceOptions,
 )
 from fw.auth.oidc.errors import OidcError, ProviderError, ProviderUnavailable, TokenRejected
-from fw.auth.oidc.provider import Provider, ProviderMetadata, check_issuer_url
+from fw.auth.oidc.provider import Provider, ProviderMetadata
 from fw.auth.oidc.tokens import Tokens, VerifiedIdentity, exchange_code, fetch_userinfo, verify_id_token
+from fw.auth.tokens.urls import is_loopback_host
+from fw.auth.tokens.urls import transport_problem as check_issuer_url
 
 __all__ = [
     "DeviceAuthorization",

@@ -1,15 +1,18 @@
-"""Why a sign-in failed, in terms a relying party can act on without parsing messages."""
+"""Why a sign-in failed, in terms a relying party can act on without parsing messages.
+
+:class:`OidcError` is the token core's :class:`~fw.auth.tokens.ProtocolError` and
+:class:`TokenRejected` the core's one rejection, so ``except OidcError`` still catches a
+rejected ID token and both halves of fw reject tokens with the same class.
+"""
 
 from __future__ import annotations
 
+from fw.auth.tokens.errors import ProtocolError, TokenRejected
 
-class OidcError(Exception):
-    """A protocol step failed; ``reason`` is safe to show, ``detail`` is for logs."""
+__all__ = ["OidcError", "ProviderError", "ProviderUnavailable", "TokenRejected"]
 
-    def __init__(self, reason: str, detail: str = "") -> None:
-        self.reason = reason
-        self.detail = detail
-        super().__init__(f"{reason}: {detail}" if detail else reason)
+#: A protocol step failed; ``reason`` is safe to show, ``detail`` is for logs.
+OidcError = ProtocolError
 
 
 class ProviderError(OidcError):
@@ -23,7 +26,3 @@ class ProviderError(OidcError):
 
 class ProviderUnavailable(OidcError):
     """The provider could not be reached or answered something that is not the protocol."""
-
-
-class TokenRejected(OidcError):
-    """An ID token failed verification (signature, issuer, audience, lifetime, nonce...)."""

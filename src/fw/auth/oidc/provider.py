@@ -1,41 +1,36 @@
-"""One OpenID provider as seen by a relying party: its discovery document and signing keys.
+"""One OpenID provider as seen by a relying party: its discovery document, signing keys and endpoints.
 
-Both are fetched lazily and cached; an unknown ``kid`` refetches the key set once, so a provider's
-key rotation needs no restart.
+Discovery, the key cache and the bounded fetch are the token core's; this module words their
+failures in relying-party terms. The document and keys are fetched lazily and cached; an
+unknown ``kid`` refetches the key set (at most every 30 s), so a provider's key rotation needs
+no restart, and the last good keys stay in use while the provider is down.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
+import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
-import httpx
-from joserfc.jwk import KeySet
+import httpx2
 
-from fw.auth.jwt.urls import is_loopback_host
 from fw.auth.oidc.errors import OidcError, ProviderError, ProviderUnavailable
+from fw.auth.tokens.algorithms import Key
+from fw.auth.tokens.discovery import issuer_metadata
+from fw.auth.tokens.errors import (
+    DiscoveryError,
+    IssuerMismatch,
+    MalformedKeySet,
+    UnexpectedAnswer,
+    Unreachable,
+)
+from fw.auth.tokens.fetch import Answer, fetch_bounded
+from fw.auth.tokens.jwks import JwksCache
+from fw.auth.tokens.urls import transport_problem
 
 _KEYS_MIN_REFRESH = 30.0
-
-
-def check_issuer_url(issuer: str, *, allow_loopback_http: bool) -> str | None:
-    """Why ``issuer`` is unacceptable, or ``None``: https, or http on loopback when allowed."""
-    try:
-        parts = urlsplit(issuer)
-    except ValueError:
-        return "is not a URL"
-    if parts.scheme == "https" and parts.hostname:
-        return None
-    if parts.scheme == "http" and parts.hostname:
-        if allow_loopback_http and is_loopback_host(parts.hostname):
-            return None
-        if is_loopback_host(parts.hostname):
-            return "is http; set auth.oidc.allow_loopback_http = true for a loopback development provider"
-        return "must be an https URL"
-    return "must be an absolute https URL"
 
 
 @dataclass(frozen=True)
@@ -61,44 +56,58 @@ class Provider:
         issuer: str,
         *,
         allow_loopback_http: bool = False,
-        http: httpx.AsyncClient | None = None,
+        http: httpx2.AsyncClient | None = None,
         timeout: float = 10.0,
     ) -> None:
-        problem = check_issuer_url(issuer, allow_loopback_http=allow_loopback_http)
+        problem = transport_problem(issuer, allow_loopback_http=allow_loopback_http)
         if problem:
             raise ValueError(f"issuer {issuer!r} {problem}")
         self.issuer = issuer.rstrip("/")
         self._http = http
         self._timeout = timeout
         self._metadata: ProviderMetadata | None = None
-        self._keys: KeySet | None = None
-        self._keys_fetched = 0.0
+        self._keys: JwksCache | None = None
         self._lock = asyncio.Lock()
 
     @property
-    def http(self) -> httpx.AsyncClient:
+    def http(self) -> httpx2.AsyncClient:
         if self._http is None:
-            self._http = httpx.AsyncClient(timeout=self._timeout, follow_redirects=False)
+            self._http = httpx2.AsyncClient(timeout=self._timeout, follow_redirects=False)
         return self._http
 
     async def aclose(self) -> None:
+        if self._keys is not None:
+            await self._keys.close()
+            self._keys = None
         if self._http is not None:
             await self._http.aclose()
             self._http = None
 
-    async def get_json(self, url: str, **kwargs: Any) -> dict[str, Any]:
-        try:
-            response = await self.http.get(url, **kwargs)
-        except httpx.HTTPError as error:
-            raise ProviderUnavailable("the identity provider could not be reached", str(error)) from None
-        return _json_body(response)
+    async def get_json(self, url: str, *, headers: dict[str, str] | None = None) -> dict[str, Any]:
+        return await self._call("GET", url, headers=headers)
 
-    async def post_form(self, url: str, data: dict[str, str], **kwargs: Any) -> dict[str, Any]:
+    async def post_form(
+        self, url: str, data: dict[str, str], *, auth: httpx2.BasicAuth | None = None
+    ) -> dict[str, Any]:
+        return await self._call("POST", url, data=data, auth=auth)
+
+    async def _call(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        data: dict[str, str] | None = None,
+        auth: httpx2.BasicAuth | None = None,
+    ) -> dict[str, Any]:
         try:
-            response = await self.http.post(url, data=data, headers={"Accept": "application/json"}, **kwargs)
-        except httpx.HTTPError as error:
-            raise ProviderUnavailable("the identity provider could not be reached", str(error)) from None
-        return _json_body(response)
+            # Any status: OAuth errors arrive as 4xx answers with a JSON body.
+            answer = await fetch_bounded(
+                self.http, method, url, expect=None, headers=headers, data=data, auth=auth
+            )
+        except DiscoveryError as error:
+            raise _failure(error) from None
+        return _json_body(answer)
 
     async def metadata(self) -> ProviderMetadata:
         """The discovery document; its ``issuer`` must equal the configured issuer exactly."""
@@ -109,9 +118,10 @@ class Provider:
         return self._metadata
 
     async def _discover(self) -> ProviderMetadata:
-        document = await self.get_json(f"{self.issuer}/.well-known/openid-configuration")
-        if str(document.get("issuer", "")).rstrip("/") != self.issuer:
-            raise OidcError("discovery document names another issuer", str(document.get("issuer")))
+        try:
+            document = await issuer_metadata(self.get_json, self.issuer, ignore_trailing_slash=True)
+        except IssuerMismatch as mismatch:
+            raise OidcError("discovery document names another issuer", str(mismatch.named)) from None
         required = ("authorization_endpoint", "token_endpoint", "jwks_uri")
         missing = [name for name in required if not isinstance(document.get(name), str)]
         if missing:
@@ -129,34 +139,48 @@ class Provider:
             raw=document,
         )
 
-    async def keys(self, *, kid: str | None = None) -> KeySet:
-        """The provider's key set; refetched when ``kid`` is unknown (not more than every 30 s)."""
-        now = time.monotonic()
-        stale = kid is not None and self._keys is not None and not _has_kid(self._keys, kid)
-        if self._keys is None or (stale and now - self._keys_fetched > _KEYS_MIN_REFRESH):
+    async def key_for(self, kid: str | None, alg: str) -> Key | None:
+        """The provider's key for a token's ``kid`` and ``alg``, or ``None`` when it publishes none.
+
+        The first load must succeed (its failure is raised); after that an unknown ``kid``
+        refetches quietly, keeping the last good keys when the provider does not answer.
+        """
+        if self._keys is None:
             metadata = await self.metadata()
-            document = await self.get_json(metadata.jwks_uri)
-            try:
-                self._keys = KeySet.import_key_set(document)  # type: ignore[arg-type]
-            except Exception as error:  # joserfc raises several kinds for a malformed set
-                raise OidcError("the provider's key set is malformed", str(error)) from None
-            self._keys_fetched = now
-        return self._keys
+            # A key set is only refreshed for an unknown kid, and one unusable entry spoils it.
+            self._keys = JwksCache(
+                metadata.jwks_uri,
+                self.http,
+                refetch_cooldown=_KEYS_MIN_REFRESH,
+                max_age=math.inf,
+                strict=True,
+            )
+        try:
+            await self._keys.load()
+        except DiscoveryError as error:
+            raise _failure(error) from None
+        return await self._keys.key_for(kid, alg)
 
 
-def _has_kid(keys: KeySet, kid: str) -> bool:
-    return any(key.kid == kid for key in keys.keys)
+def _failure(error: DiscoveryError) -> OidcError:
+    """A token-core fetch failure in relying-party terms."""
+    if isinstance(error, Unreachable):
+        return ProviderUnavailable("the identity provider could not be reached", error.cause)
+    if isinstance(error, MalformedKeySet):
+        return OidcError("the provider's key set is malformed", str(error))
+    status = f"HTTP {error.status}" if isinstance(error, UnexpectedAnswer) else str(error)
+    return ProviderUnavailable("the identity provider answered something unexpected", status)
 
 
-def _json_body(response: httpx.Response) -> dict[str, Any]:
+def _json_body(answer: Answer) -> dict[str, Any]:
     try:
-        body = response.json()
+        body = json.loads(answer.content)
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("error"), str):
         raise ProviderError(body["error"], str(body.get("error_description") or ""))
-    if response.status_code >= 400 or not isinstance(body, dict):
+    if answer.status >= 400 or not isinstance(body, dict):
         raise ProviderUnavailable(
-            "the identity provider answered something unexpected", f"HTTP {response.status_code}"
+            "the identity provider answered something unexpected", f"HTTP {answer.status}"
         )
     return body

@@ -2,8 +2,9 @@
 
 ID token checks follow OpenID Connect Core 3.1.3.7: signature from the provider's JWKS, ``iss``
 exact, ``aud`` contains the client, ``azp`` when several audiences, ``exp``/``iat`` with a small
-leeway, and the ``nonce`` bound to this attempt. Provider tokens are returned to the caller and
-never stored by fw.
+leeway, and the ``nonce`` bound to this attempt. Parsing, signature and the registered claims
+are the token core's (:mod:`fw.auth.tokens`); the ID-token rules and the words a person sees
+when one fails are here. Provider tokens are returned to the caller and never stored by fw.
 """
 
 from __future__ import annotations
@@ -14,21 +15,33 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-import httpx
-from joserfc import jwt
-from joserfc.errors import JoseError
-from joserfc.jws import extract_compact
+import httpx2
 
 from fw.auth.oidc.authorization import PendingLogin
 from fw.auth.oidc.errors import OidcError, TokenRejected
 from fw.auth.oidc.provider import Provider
+from fw.auth.tokens.algorithms import ALGORITHMS
+from fw.auth.tokens.claims import ClaimRules, audiences_of, check_claims
+from fw.auth.tokens.errors import AlgorithmRejected, ClaimRejected
+from fw.auth.tokens.jws import JwsVerifier
 
 LEEWAY = 60
 #: Asymmetric algorithms only: "none" and shared-secret HMAC are never accepted for ID tokens.
-SIGNATURE_ALGORITHMS = frozenset(
-    ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
-)
+#: Ed25519 signatures are named ``EdDSA`` here; the fully-specified ``Ed25519`` name is for access tokens.
+SIGNATURE_ALGORITHMS = frozenset(alg for alg in ALGORITHMS if alg != "Ed25519")
 MAX_IAT_AGE = 24 * 3600
+#: No size limit of its own: an ID token arrives inside the token endpoint's answer, which is bounded.
+_ID_TOKENS = JwsVerifier(sorted(SIGNATURE_ALGORITHMS), max_bytes=None)
+#: What a person is told when a registered claim fails, by (claim, unusable rather than wrong).
+_CLAIM_REASONS = {
+    ("iss", False): "the ID token comes from another issuer",
+    ("aud", False): "the ID token is meant for another audience",
+    ("exp", True): "the ID token has no numeric exp",
+    ("exp", False): "the ID token has expired",
+    ("iat", True): "the ID token has no numeric iat",
+    ("iat", False): "the ID token's issued-at time is not acceptable",
+    ("sub", True): "the ID token has no subject",
+}
 
 
 @dataclass(frozen=True)
@@ -85,11 +98,11 @@ async def exchange_code(
         "redirect_uri": pending.redirect_uri,
         "code_verifier": pending.code_verifier,
     }
-    auth: httpx.BasicAuth | None = None
+    auth: httpx2.BasicAuth | None = None
     methods = metadata.raw.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
     if client_secret and "client_secret_basic" in methods:
         # RFC 6749 2.3.1: both parts are form-urlencoded before the Basic encoding.
-        auth = httpx.BasicAuth(quote(client_id, safe=""), quote(client_secret, safe=""))
+        auth = httpx2.BasicAuth(quote(client_id, safe=""), quote(client_secret, safe=""))
     else:
         form["client_id"] = client_id
         if client_secret:
@@ -110,50 +123,40 @@ async def verify_id_token(
 ) -> VerifiedIdentity:
     """Verify an ID token; raises :class:`TokenRejected` naming the failed check."""
     try:
-        header = extract_compact(id_token.encode("ascii")).protected
-    except (JoseError, ValueError, UnicodeEncodeError):
+        jws = _ID_TOKENS.parse(id_token)
+    except AlgorithmRejected as rejected:
+        named = "" if rejected.algorithm is None else str(rejected.algorithm)
+        raise TokenRejected("the ID token algorithm is not acceptable", named) from None
+    except TokenRejected:
         raise TokenRejected("the ID token is malformed") from None
-    algorithm = str(header.get("alg", ""))
-    if algorithm not in SIGNATURE_ALGORITHMS:
-        raise TokenRejected("the ID token algorithm is not acceptable", algorithm)
-    kid = header.get("kid")
-    keys = await provider.keys(kid=kid if isinstance(kid, str) else None)
+    key = await provider.key_for(jws.kid, jws.alg)
     try:
-        token = jwt.decode(id_token, keys, algorithms=[algorithm])
-    except (JoseError, ValueError) as error:
-        raise TokenRejected("the ID token signature does not verify", str(error)) from None
-    claims = dict(token.claims)
+        claims = _ID_TOKENS.claims(jws, key)
+    except TokenRejected as rejected:
+        raise TokenRejected("the ID token signature does not verify", rejected.reason) from None
     _check_claims(claims, issuer=provider.issuer, client_id=client_id, nonce=nonce, now=now or time.time())
     return VerifiedIdentity(issuer=provider.issuer, subject=str(claims["sub"]), claims=claims)
-
-
-def _number(claims: dict[str, Any], name: str) -> float:
-    value = claims.get(name)
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise TokenRejected(f"the ID token has no numeric {name}")
-    return float(value)
 
 
 def _check_claims(
     claims: dict[str, Any], *, issuer: str, client_id: str, nonce: str | None, now: float
 ) -> None:
-    if str(claims.get("iss", "")).rstrip("/") != issuer:
-        raise TokenRejected("the ID token comes from another issuer")
-    sub = claims.get("sub")
-    if not isinstance(sub, str) or not sub:
-        raise TokenRejected("the ID token has no subject")
-    audience = claims.get("aud")
-    audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
-    if client_id not in audiences:
-        raise TokenRejected("the ID token is meant for another audience")
+    rules = ClaimRules(
+        issuer=issuer,
+        audiences=frozenset((client_id,)),
+        leeway=LEEWAY,
+        max_age=MAX_IAT_AGE,
+        not_before=False,
+        ignore_trailing_slash=True,
+    )
+    try:
+        check_claims(claims, rules, now)
+    except ClaimRejected as rejected:
+        raise TokenRejected(_CLAIM_REASONS[(rejected.claim, rejected.malformed)]) from None
+    # OIDC Core 3.1.3.7: with several audiences (or any azp) the authorized party is this client.
     azp = claims.get("azp")
-    if (len(audiences) > 1 or azp is not None) and azp != client_id:
+    if (len(audiences_of(claims)) > 1 or azp is not None) and azp != client_id:
         raise TokenRejected("the ID token's authorized party is another client")
-    if _number(claims, "exp") + LEEWAY < now:
-        raise TokenRejected("the ID token has expired")
-    issued = _number(claims, "iat")
-    if issued - LEEWAY > now or issued + MAX_IAT_AGE < now:
-        raise TokenRejected("the ID token's issued-at time is not acceptable")
     if nonce is not None:
         presented = claims.get("nonce")
         if not isinstance(presented, str) or not hmac.compare_digest(presented, nonce):

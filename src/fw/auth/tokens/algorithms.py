@@ -1,7 +1,8 @@
 """Which algorithms fw accepts and which key type each one must be verified with.
 
-Only asymmetric algorithms exist here: a bearer API verifies with keys the issuer publishes,
-so an HMAC algorithm would turn a public key into a shared secret, and ``none`` is no signature.
+Only asymmetric algorithms exist here: fw verifies access tokens and ID tokens with keys the
+issuer publishes, so an HMAC algorithm would turn a public key into a shared secret, and
+``none`` is no signature.
 """
 
 from __future__ import annotations

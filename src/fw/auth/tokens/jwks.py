@@ -1,4 +1,4 @@
-"""The issuer's signing keys, fetched with httpx and cached.
+"""An issuer's signing keys: the JWKS document parsed once, cached, and refreshed with care.
 
 A token naming an unknown ``kid`` triggers a refetch (so rotation needs no restart), but at
 most once per cooldown, so a flood of made-up kids cannot turn the server into a cannon aimed
@@ -14,13 +14,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
+import httpx2
 from joserfc.jwk import ECKey, JWKRegistry, OKPKey, RSAKey
 
-from fw.auth.jwt.discovery import DiscoveryError, fetch_json
-from fw.auth.jwt.keys import Key, fits
+from fw.auth.tokens.algorithms import Key, fits
+from fw.auth.tokens.errors import DiscoveryError, MalformedKeySet
+from fw.auth.tokens.fetch import fetch_json
 
-logger = logging.getLogger("fw.auth.jwt")
+logger = logging.getLogger("fw.auth.tokens")
 
 
 class KeySet:
@@ -63,13 +64,19 @@ class KeySet:
         return sum(len(named) for named in self.by_kid.values()) + len(self.unnamed)
 
 
-def parse_jwks(data: dict[str, Any]) -> KeySet:
-    """Import the signature keys of a JWKS document; unusable entries are skipped, not fatal."""
+def parse_jwks(data: dict[str, Any], *, strict: bool = False) -> KeySet:
+    """Import the signature keys of a JWKS document.
+
+    Keys of other types or uses are skipped. An entry that cannot be imported is skipped with a
+    warning, or, when ``strict``, makes the whole document a :class:`MalformedKeySet`.
+    """
     entries = data.get("keys")
     if not isinstance(entries, list):
-        raise DiscoveryError("the JWKS document has no keys array")
+        raise MalformedKeySet("the JWKS document has no keys array")
     keys: list[Key] = []
     for entry in entries:
+        if strict and not isinstance(entry, dict):
+            raise MalformedKeySet("the JWKS document has an entry that is not an object")
         if not isinstance(entry, dict) or entry.get("kty") not in ("RSA", "EC", "OKP"):
             continue
         if entry.get("use", "sig") != "sig":
@@ -80,7 +87,11 @@ def parse_jwks(data: dict[str, Any]) -> KeySet:
         public = {k: v for k, v in entry.items() if k not in ("d", "p", "q", "dp", "dq", "qi", "oth")}
         try:
             key = JWKRegistry.import_key(public)
-        except Exception as error:  # a malformed entry must not take the good ones down with it
+        except Exception as error:  # joserfc raises several kinds for a malformed key
+            if strict:
+                kid = entry.get("kid")
+                raise MalformedKeySet(f"unusable key in the JWKS (kid={kid!r}): {error}") from None
+            # A malformed entry must not take the good ones down with it.
             logger.warning("skipping an unusable key in the JWKS (kid=%r): %s", entry.get("kid"), error)
             continue
         if isinstance(key, RSAKey | ECKey | OKPKey):
@@ -89,24 +100,30 @@ def parse_jwks(data: dict[str, Any]) -> KeySet:
 
 
 class JwksCache:
-    """Keys of one issuer, refreshed when stale or when a token names a kid not yet seen."""
+    """Keys of one issuer, refreshed when stale or when a token names a kid not yet seen.
+
+    ``max_age`` may be infinite (refresh only for an unknown kid); ``strict`` makes one
+    unusable entry spoil the whole document (see :func:`parse_jwks`).
+    """
 
     def __init__(
         self,
         jwks_uri: str,
-        http: httpx.AsyncClient,
+        http: httpx2.AsyncClient,
         *,
         refetch_cooldown: float = 30.0,
         max_age: float = 300.0,
+        strict: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.jwks_uri = jwks_uri
         self._http = http
+        self._strict = strict
+        self._keys = KeySet([])
         self._cooldown = refetch_cooldown
         self._max_age = max_age
         self._clock = clock
-        self._keys = KeySet([])
-        self._fetched_at = float("-inf")
+        self._stale_at = float("-inf")
         self._unknown_refetch_at = float("-inf")
         self._lock = asyncio.Lock()
         self._generation = 0
@@ -119,16 +136,24 @@ class JwksCache:
         async with self._lock:
             await self._fetch()
 
+    async def load(self) -> None:
+        """Fetch unless a key set was loaded already; raises like :meth:`refresh`."""
+        if self._generation:
+            return
+        async with self._lock:
+            if not self._generation:
+                await self._fetch()
+
     async def _fetch(self) -> None:
         self.fetches += 1
         try:
-            keys = parse_jwks(await fetch_json(self._http, self.jwks_uri))
+            keys = parse_jwks(await fetch_json(self._http, self.jwks_uri), strict=self._strict)
         except DiscoveryError:
             # Retry no sooner than the cooldown, keeping the last good set meanwhile.
-            self._fetched_at = self._clock() - self._max_age + self._cooldown
+            self._stale_at = self._clock() + self._cooldown
             raise
         self._keys = keys
-        self._fetched_at = self._clock()
+        self._stale_at = self._clock() + self._max_age
         self._generation += 1
 
     async def _refetch_quietly(self) -> None:
@@ -149,7 +174,7 @@ class JwksCache:
         """
         now = self._clock()
         key = self._keys.find(kid, alg)
-        if now - self._fetched_at >= self._max_age:
+        if now >= self._stale_at:
             if key is not None:
                 self._refresh_in_background()
                 return key

@@ -1,14 +1,16 @@
-"""The JWKS cache and discovery against scripted issuer answers (httpx.MockTransport)."""
+"""The JWKS cache and discovery against scripted issuer answers (httpx2.MockTransport)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
-from fw.auth.jwt.discovery import MAX_METADATA_BYTES, DiscoveryError, jwks_uri_for, metadata_url
-from fw.auth.jwt.jwks import JwksCache, parse_jwks
+from fw.auth.tokens.discovery import jwks_uri_for, metadata_url
+from fw.auth.tokens.errors import DiscoveryError
+from fw.auth.tokens.fetch import MAX_METADATA_BYTES
+from fw.auth.tokens.jwks import JwksCache, parse_jwks
 from fw.testing.issuer import generate_key
 
 KEY_A = generate_key("RS256", "a")
@@ -32,15 +34,15 @@ class Issuer:
         self.calls = 0
         self.down = False
 
-    def handler(self, request: httpx.Request) -> httpx.Response:
+    def handler(self, request: httpx2.Request) -> httpx2.Response:
         self.calls += 1
         if self.down:
-            raise httpx.ConnectError("connection refused", request=request)
-        return httpx.Response(200, json={"keys": [k.as_dict(private=False) for k in self.keys]})
+            raise httpx2.ConnectError("connection refused", request=request)
+        return httpx2.Response(200, json={"keys": [k.as_dict(private=False) for k in self.keys]})
 
 
 def _cache(issuer: Issuer, clock: Clock, **options: float) -> JwksCache:
-    http = httpx.AsyncClient(transport=httpx.MockTransport(issuer.handler))
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(issuer.handler))
     return JwksCache("https://issuer.example/jwks", http, clock=clock, **options)
 
 
@@ -144,18 +146,18 @@ def test_metadata_urls_follow_each_standard() -> None:
 
 
 async def test_discovered_jwks_uri_must_be_https() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
             200, json={"issuer": "https://id.example", "jwks_uri": "http://id.example/jwks"}
         )
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(handler)) as http:
         with pytest.raises(DiscoveryError, match="must be https"):
             await jwks_uri_for(http, "https://id.example", "oidc")
 
 
 async def test_manual_discovery_refuses_a_cross_origin_jwks_uri() -> None:
-    async with httpx.AsyncClient() as http:
+    async with httpx2.AsyncClient() as http:
         with pytest.raises(DiscoveryError, match="origin"):
             await jwks_uri_for(http, "https://id.example", "manual", jwks_uri="https://id.example:8443/jwks")
         assert (
@@ -166,10 +168,10 @@ async def test_manual_discovery_refuses_a_cross_origin_jwks_uri() -> None:
 
 @pytest.mark.parametrize("body", [b"not json", b"[1]", b'{"issuer": "https://id.example"}'])
 async def test_broken_metadata_is_a_discovery_error(body: bytes) -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=body)
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body)
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(handler)) as http:
         with pytest.raises(DiscoveryError):
             await jwks_uri_for(http, "https://id.example", "oidc")
 
@@ -214,18 +216,18 @@ def test_symmetric_and_private_members_never_become_verification_keys() -> None:
     assert len(keys) == 1
 
 
-def _serve(handler: Any) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
+def _serve(handler: Any) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
 
 
 async def test_a_jwks_endpoint_redirecting_elsewhere_is_not_followed() -> None:
     fetched: list[str] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         fetched.append(str(request.url))
         if request.url.host == "id.example":
-            return httpx.Response(302, headers={"Location": "https://evil.example/jwks"})
-        return httpx.Response(200, json={"keys": [KEY_A.as_dict(private=False)]})
+            return httpx2.Response(302, headers={"Location": "https://evil.example/jwks"})
+        return httpx2.Response(200, json={"keys": [KEY_A.as_dict(private=False)]})
 
     async with _serve(handler) as http:
         cache = JwksCache("https://id.example/jwks", http)
@@ -236,9 +238,9 @@ async def test_a_jwks_endpoint_redirecting_elsewhere_is_not_followed() -> None:
 
 
 async def test_a_metadata_document_redirecting_elsewhere_is_not_followed() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         assert request.url.host == "id.example", "a redirect was followed"
-        return httpx.Response(
+        return httpx2.Response(
             301, headers={"Location": "https://evil.example/.well-known/openid-configuration"}
         )
 
@@ -248,8 +250,8 @@ async def test_a_metadata_document_redirecting_elsewhere_is_not_followed() -> No
 
 
 async def test_an_html_answer_is_not_a_key_set() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
             200, content=b"<html><body>Sign in</body></html>", headers={"Content-Type": "text/html"}
         )
 
@@ -266,8 +268,8 @@ async def test_a_huge_answer_is_refused_without_being_read_to_the_end() -> None:
             produced.append(64 * 1024)
             yield b" " * (64 * 1024)
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=endless())
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=endless())
 
     async with _serve(handler) as http:
         with pytest.raises(DiscoveryError, match="more than"):
@@ -276,8 +278,8 @@ async def test_a_huge_answer_is_refused_without_being_read_to_the_end() -> None:
 
 
 async def test_a_declared_length_over_the_limit_is_refused_before_reading() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=b"{}", headers={"Content-Length": str(MAX_METADATA_BYTES + 1)})
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=b"{}", headers={"Content-Length": str(MAX_METADATA_BYTES + 1)})
 
     async with _serve(handler) as http:
         with pytest.raises(DiscoveryError, match="more than"):
@@ -285,8 +287,8 @@ async def test_a_declared_length_over_the_limit_is_refused_before_reading() -> N
 
 
 async def test_metadata_for_another_issuer_is_refused_even_with_a_trailing_slash() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
             200, json={"issuer": "https://id.example/", "jwks_uri": "https://id.example/jwks"}
         )
 

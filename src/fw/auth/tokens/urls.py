@@ -1,4 +1,5 @@
-"""URL facts the trust decisions rest on: is a host loopback, do two URLs share an origin."""
+"""URL facts the trust decisions rest on: is a host loopback, do two URLs share an origin, may a
+URL carry an issuer's metadata and keys."""
 
 from __future__ import annotations
 
@@ -35,10 +36,11 @@ def same_origin(a: str, b: str) -> bool:
 
 
 def transport_problem(url: str, *, allow_loopback_http: bool) -> str | None:
-    """Why ``url`` may not carry keys or metadata, or ``None`` when it may.
+    """Why ``url`` may not name an issuer or carry its keys or metadata, or ``None`` when it may.
 
     https is required; plain http is tolerated only for a loopback host and only when the
-    deployment said so with ``allow_loopback_http``.
+    deployment said so with ``allow_loopback_http``. The same rule holds for a bearer issuer,
+    an OpenID provider and the URLs their metadata names.
     """
     try:
         parts = urlsplit(url)

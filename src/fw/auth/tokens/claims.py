@@ -1,0 +1,79 @@
+"""The registered claims every token fw accepts must satisfy: ``iss``, ``aud``, ``exp``, ``iat``,
+``nbf`` and ``sub`` (RFC 7519 4.1), checked in that order.
+
+Access tokens and ID tokens differ only in the parameters of :class:`ClaimRules`; what each
+adds (token type and scopes, ``azp`` and ``nonce``) stays with its own policy. A failure is a
+:class:`ClaimRejected` naming the claim, so each caller can word it for its audience.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from fw.auth.tokens.errors import ClaimRejected
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRules:
+    """What one kind of token promises about its registered claims.
+
+    ``leeway`` absorbs clock skew on ``exp``, ``iat`` and ``nbf``; ``max_age`` (seconds, or
+    ``None``) refuses a token issued too long ago; ``not_before`` checks ``nbf`` when present;
+    ``ignore_trailing_slash`` lets ``iss`` differ from ``issuer`` by a final ``/``.
+    """
+
+    issuer: str
+    audiences: frozenset[str]
+    leeway: float
+    max_age: float | None = None
+    not_before: bool = True
+    ignore_trailing_slash: bool = False
+
+
+def audiences_of(claims: dict[str, Any]) -> list[Any]:
+    """``aud`` as a list: one string, an array, or nothing."""
+    aud = claims.get("aud")
+    return [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
+
+
+def numeric_date(claims: dict[str, Any], name: str) -> float:
+    """A NumericDate claim as a finite float, or :class:`ClaimRejected` (``malformed``)."""
+    value = claims.get(name)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ClaimRejected(f"{name} is missing or not a number", claim=name, malformed=True)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer with hundreds of digits
+        raise ClaimRejected(f"{name} is out of range", claim=name, malformed=True) from None
+    if not math.isfinite(number):
+        raise ClaimRejected(f"{name} is out of range", claim=name, malformed=True)
+    return number
+
+
+def check_claims(claims: dict[str, Any], rules: ClaimRules, now: float) -> tuple[float, float]:
+    """Check the registered claims at ``now``; returns ``(exp, iat)``."""
+    if rules.ignore_trailing_slash:
+        same_issuer = str(claims.get("iss", "")).rstrip("/") == rules.issuer.rstrip("/")
+    else:
+        same_issuer = claims.get("iss") == rules.issuer
+    if not same_issuer:
+        raise ClaimRejected("iss does not match", claim="iss")
+    if not any(isinstance(a, str) and a in rules.audiences for a in audiences_of(claims)):
+        raise ClaimRejected("aud does not match", claim="aud")
+    leeway = rules.leeway
+    exp = numeric_date(claims, "exp")
+    if now >= exp + leeway:
+        raise ClaimRejected("expired", claim="exp")
+    iat = numeric_date(claims, "iat")
+    if iat > now + leeway:
+        raise ClaimRejected("iat in the future", claim="iat")
+    if rules.max_age is not None and iat + rules.max_age < now:
+        raise ClaimRejected("iat too long ago", claim="iat")
+    if rules.not_before and "nbf" in claims and numeric_date(claims, "nbf") > now + leeway:
+        raise ClaimRejected("not yet valid", claim="nbf")
+    sub = claims.get("sub")
+    if not isinstance(sub, str) or not sub:
+        raise ClaimRejected("sub is missing", claim="sub", malformed=True)
+    return exp, iat
