@@ -103,24 +103,23 @@
     });
   }
 
-  function register() {
-    return post("/register/begin")
+  // One ceremony: ask `begin` for options, let navigator.credentials[method] answer, post it to `finish`.
+  function ceremony(name, toOptions, method) {
+    return post("/" + name + "/begin")
       .then(function (options) {
-        return navigator.credentials.create({ publicKey: creationOptions(options) });
+        return navigator.credentials[method]({ publicKey: toOptions(options) });
       })
       .then(function (credential) {
-        return post("/register/finish", credentialJSON(credential));
+        return post("/" + name + "/finish", credentialJSON(credential));
       });
   }
 
+  function register() {
+    return ceremony("register", creationOptions, "create");
+  }
+
   function login() {
-    return post("/login/begin")
-      .then(function (options) {
-        return navigator.credentials.get({ publicKey: requestOptions(options) });
-      })
-      .then(function (credential) {
-        return post("/login/finish", credentialJSON(credential));
-      });
+    return ceremony("login", requestOptions, "get");
   }
 
   function bootstrap(loginId, secret) {

@@ -65,14 +65,10 @@ class AuthenticationResponse:
 def parse_registration_response(body: object) -> RegistrationResponse:
     """Read a decoded JSON body as ``RegistrationResponseJSON``."""
     credential_id, response = _credential(body)
-    client_data_json = _binary(response, "clientDataJSON", MAX_CLIENT_DATA)
-    attestation_object = _binary(response, "attestationObject", MAX_ATTESTATION_OBJECT)
     return RegistrationResponse(
         credential_id,
-        client_data_json,
-        _artefact("response.clientDataJSON", parse_client_data, client_data_json),
-        attestation_object,
-        _artefact("response.attestationObject", parse_attestation_object, attestation_object),
+        *_artefact(response, "clientDataJSON", MAX_CLIENT_DATA, parse_client_data),
+        *_artefact(response, "attestationObject", MAX_ATTESTATION_OBJECT, parse_attestation_object),
         _transports(response),
     )
 
@@ -80,20 +76,13 @@ def parse_registration_response(body: object) -> RegistrationResponse:
 def parse_authentication_response(body: object) -> AuthenticationResponse:
     """Read a decoded JSON body as ``AuthenticationResponseJSON``."""
     credential_id, response = _credential(body)
-    client_data_json = _binary(response, "clientDataJSON", MAX_CLIENT_DATA)
-    authenticator_data = _binary(response, "authenticatorData", MAX_AUTHENTICATOR_DATA)
-    signature = _binary(response, "signature", MAX_SIGNATURE)
-    user_handle = None
-    if response.get("userHandle") is not None:
-        user_handle = _binary(response, "userHandle", MAX_USER_HANDLE)
+    has_user_handle = response.get("userHandle") is not None
     return AuthenticationResponse(
         credential_id,
-        client_data_json,
-        _artefact("response.clientDataJSON", parse_client_data, client_data_json),
-        authenticator_data,
-        _artefact("response.authenticatorData", parse_authenticator_data, authenticator_data),
-        signature,
-        user_handle,
+        *_artefact(response, "clientDataJSON", MAX_CLIENT_DATA, parse_client_data),
+        *_artefact(response, "authenticatorData", MAX_AUTHENTICATOR_DATA, parse_authenticator_data),
+        _binary(response, "signature", MAX_SIGNATURE),
+        _binary(response, "userHandle", MAX_USER_HANDLE) if has_user_handle else None,
     )
 
 
@@ -143,11 +132,15 @@ def _decoded(name: str, text: str, cap: int) -> bytes:
     return data
 
 
-def _artefact(name: str, parse: Callable[[bytes], _T], raw: bytes) -> _T:
+def _artefact(
+    response: Mapping[str, Any], member: str, cap: int, parse: Callable[[bytes], _T]
+) -> tuple[bytes, _T]:
+    """A binary member and what it holds, read by ``parse`` (whose ``ValueError`` says what is wrong)."""
+    raw = _binary(response, member, cap)
     try:
-        return parse(raw)
+        return raw, parse(raw)
     except ValueError as exc:
-        raise PasskeyMalformed(f"{name} {exc}.") from None
+        raise PasskeyMalformed(f"response.{member} {exc}.") from None
 
 
 def _transports(response: Mapping[str, Any]) -> tuple[str, ...]:

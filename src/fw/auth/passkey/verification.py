@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any
 
 from webauthn import verify_authentication_response, verify_registration_response
 from webauthn.helpers.cose import COSEAlgorithmIdentifier
@@ -31,19 +31,16 @@ from fw.auth.passkey.responses import AuthenticationResponse, RegistrationRespon
 from fw.auth.passkey.structures import BE, BS, UP, UV, AuthenticatorData, ClientData
 
 
-class KnownCredential(Protocol):
-    """What a sign-in is verified against: the stored credential the response's ID names."""
+@dataclass(frozen=True, slots=True)
+class KnownCredential:
+    """What a sign-in is verified against: the stored credential the response's ID names, as the
+    store holds it (``user_handle`` is the ``user.id`` it was registered under)."""
 
-    @property
-    def credential_id(self) -> bytes: ...
-    @property
-    def public_key(self) -> bytes: ...
-    @property
-    def sign_count(self) -> int: ...
-    @property
-    def user_handle(self) -> bytes: ...
-    @property
-    def backup_eligible(self) -> bool: ...
+    credential_id: bytes
+    public_key: bytes
+    sign_count: int
+    user_handle: bytes
+    backup_eligible: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,20 +82,14 @@ def verify_registration(
         raise PasskeyRejected(Rejection.ALGORITHM)
     if attested.credential_id != response.credential_id:
         raise PasskeyRejected(Rejection.CREDENTIAL_ID)
-    credential = RegistrationCredential(
-        id=encode(response.credential_id),
-        raw_id=response.credential_id,
-        response=AuthenticatorAttestationResponse(
-            client_data_json=response.client_data_json, attestation_object=response.attestation_object
-        ),
-    )
+    if response.attestation.fmt == "none" and response.attestation.statement:  # §8.7: an empty map
+        raise PasskeyRejected(Rejection.ATTESTATION)
+    credential_id = response.credential_id
+    attestation = AuthenticatorAttestationResponse(response.client_data_json, response.attestation_object)
     try:
         verified = verify_registration_response(
-            credential=credential,
-            expected_challenge=challenge,
-            expected_rp_id=party.rp_id,
-            expected_origin=list(party.origins),
-            require_user_verification=party.requires_user_verification,
+            credential=RegistrationCredential(encode(credential_id), credential_id, attestation),
+            **_expectations(party, challenge),
             supported_pub_key_algs=[COSEAlgorithmIdentifier(alg) for alg in ALGORITHMS],
         )
     except Exception as exc:  # attestation verifiers raise many types on hostile statements
@@ -137,34 +128,35 @@ def verify_authentication(
     stored = credential.sign_count
     if (auth_data.sign_count or stored) and auth_data.sign_count <= stored:  # 0 and 0: a synced passkey
         raise PasskeyRejected(Rejection.SIGN_COUNT)
-    assertion = AuthenticationCredential(
-        id=encode(response.credential_id),
-        raw_id=response.credential_id,
-        response=AuthenticatorAssertionResponse(
-            client_data_json=response.client_data_json,
-            authenticator_data=response.authenticator_data,
-            signature=response.signature,
-            user_handle=response.user_handle,
-        ),
+    assertion = AuthenticatorAssertionResponse(
+        response.client_data_json, response.authenticator_data, response.signature, response.user_handle
     )
+    credential_id = response.credential_id
     try:
         verify_authentication_response(
-            credential=assertion,
-            expected_challenge=challenge,
-            expected_rp_id=party.rp_id,
-            expected_origin=list(party.origins),
+            credential=AuthenticationCredential(encode(credential_id), credential_id, assertion),
+            **_expectations(party, challenge),
             credential_public_key=credential.public_key,
             credential_current_sign_count=stored,
-            require_user_verification=party.requires_user_verification,
         )
     except Exception as exc:  # bad signatures, keys or encodings surface as many types
         raise PasskeyRejected(Rejection.SIGNATURE) from exc
     return VerifiedAssertion(
-        credential_id=response.credential_id,
+        credential_id=credential_id,
         sign_count=max(stored, auth_data.sign_count),
         backup_state=auth_data.has(BS),
         user_verified=auth_data.has(UV),
     )
+
+
+def _expectations(party: RelyingParty, challenge: bytes) -> dict[str, Any]:
+    """What py_webauthn is told to expect in either ceremony."""
+    return {
+        "expected_challenge": challenge,
+        "expected_rp_id": party.rp_id,
+        "expected_origin": list(party.origins),
+        "require_user_verification": party.requires_user_verification,
+    }
 
 
 def _check_ceremony(
