@@ -41,7 +41,7 @@ class Sample:
     assertion: Answer
 
     def register(self, answer: object) -> Outcome:
-        return _outcome(lambda: finish_registration(answer, self.registration_challenge))  # type: ignore[arg-type]
+        return _outcome(lambda: finish_registration(answer, self.registration_challenge))
 
     def sign_in(self, answer: object) -> Outcome:
         def verify() -> object:

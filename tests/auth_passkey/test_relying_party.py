@@ -14,7 +14,7 @@ def _problems(
     rp_name: str = "Example",
     user_verification: str = "required",
 ) -> list[tuple[str, str]]:
-    party = RelyingParty(rp_id, rp_name, origins, user_verification)  # type: ignore[arg-type]
+    party = RelyingParty(rp_id, rp_name, origins, user_verification)
     return [(p.field, p.message) for p in relying_party_problems(party)]
 
 
