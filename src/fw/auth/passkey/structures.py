@@ -79,7 +79,7 @@ class AttestationObject:
 def parse_client_data(raw: bytes) -> ClientData:
     try:
         value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # bad UTF-8 and bad JSON are both ValueErrors
         raise ValueError("is not UTF-8 JSON") from exc
     if not isinstance(value, dict):
         raise ValueError("is not a JSON object")
