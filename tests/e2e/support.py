@@ -15,6 +15,18 @@ import httpx2
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
+#: Debian's chromium (installed by bash .ci/run), driven by Playwright without a browser download.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def free_port() -> int:

@@ -9,19 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e.support import PYTHON, REPO, clean_env, free_port, serving
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from e2e.support import CHROMIUM, CHROMIUM_ARGS, PYTHON, REPO, clean_env, free_port, serving
 
 
 @pytest.fixture
@@ -45,7 +33,7 @@ def test_a_person_signs_in_sees_the_protected_page_and_signs_out(example: str) -
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             page.goto(f"{example}/")
