@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fw.auth.jwt.keys import Key
 from fw.auth.jwt.verifier import Policy, TokenRejected, Verifier
-from fw.auth.modes.jwt_only import _authorization
+from fw.auth.modes.jwt_only.middleware import _authorization
 from fw.testing.issuer import LocalIssuer
 
 ISSUER = LocalIssuer()
