@@ -120,9 +120,12 @@ def auth_settings(
     )
 
 
-def mode_settings(auth: AuthSettings, dsn: str = "sqlite:///x") -> ModeSettings:
+def mode_settings(auth: AuthSettings, dsn: str = "sqlite:///x", *, sessions: bool = False) -> ModeSettings:
     """What the dispatcher hands a mode: these ``[auth]`` settings, ``[session]`` at its defaults."""
     session = SessionSettings(
-        enabled=False, backend="rdb", redis_url="redis://127.0.0.1:6379/0", keyring=SessionKeyring(secret="")
+        enabled=sessions,
+        backend="rdb",
+        redis_url="redis://127.0.0.1:6379/0",
+        keyring=SessionKeyring(secret=""),
     )
     return ModeSettings(auth=auth, session=session, rdb=RdbSettings(dsn), lookup=fw.config)

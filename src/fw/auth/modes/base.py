@@ -47,24 +47,12 @@ class ModeSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class Scaffold:
-    """What ``fw init --auth <mode>`` can do with a mode (the default: it is not a choice)."""
-
-    #: Listed as an ``--auth`` choice.
-    offered: bool = False
-    #: ``fw init`` writes a project that starts with it; an offered mode without it is "not available yet".
-    available: bool = False
-    #: The presets (``web``, ``api``) that sign people in with it unless ``--auth`` says otherwise.
-    default_for: frozenset[str] = frozenset()
-    #: For a mode deliberately not offered: why, and what to do instead.
-    refusal: str = ""
-
-
-@dataclass(frozen=True, slots=True)
 class DevIssuer:
     """The development identity provider ``fw dev`` runs, and the client it registered for the app."""
 
+    #: Its issuer URL (plain http on loopback).
     issuer: str
+    #: The application's client, registered afresh on each run.
     client_id: str
     client_secret: str
 
@@ -77,6 +65,20 @@ class DevEnvironment:
     values: Mapping[str, str]
     #: Set only where the developer has not set them already.
     defaults: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Scaffold:
+    """What ``fw init --auth <mode>`` can do with a mode (the default: it is not a choice)."""
+
+    #: Listed as an ``--auth`` choice.
+    offered: bool = False
+    #: ``fw init`` writes a project that starts with it; an offered mode without it is "not available yet".
+    available: bool = False
+    #: The presets (``web``, ``api``) that sign people in with it unless ``--auth`` says otherwise.
+    default_for: frozenset[str] = frozenset()
+    #: For a mode deliberately not offered: why, and what to do instead.
+    refusal: str = ""
 
 
 class Mode(Protocol):
