@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import pytest
+from starlette.middleware import Middleware
+from starlette.routing import Route
 from starlette.testclient import TestClient
 
 import fw
+from fw import extension as extension_module
 from fw.routing import parse_pattern
 
 
@@ -137,3 +141,44 @@ def test_a_refusal_to_start_under_plain_uvicorn_is_one_line_without_traceback(tm
     assert "fw: server.port = 70000: use a port from 0 to 65535" in result.stderr
     assert "Traceback" not in result.stderr
     assert result.returncode != 0
+
+
+# Pillars: the App composes what the registered extension factories build.
+class _Greeter:
+    """A pillar's extension: one route, and whether its startup ran."""
+
+    def __init__(self) -> None:
+        self.started = False
+
+    def routes(self) -> list[Route]:
+        async def hello(request: fw.Request) -> fw.Response:
+            return fw.JSONResponse({"started": self.started})
+
+        return [Route("/hello", hello)]
+
+    def middleware(self) -> list[Middleware]:
+        return []
+
+    async def startup(self) -> None:
+        self.started = True
+
+    async def shutdown(self) -> None:
+        self.started = False
+
+
+def test_an_app_composes_the_extension_of_every_registered_factory(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[_Greeter] = []
+
+    def greeter() -> _Greeter:
+        built.append(_Greeter())
+        return built[-1]
+
+    monkeypatch.setattr(extension_module, "_factories", [])
+    extension_module.register_extension(greeter)
+    extension_module.register_extension(greeter)  # the same factory twice is composed once
+    extension_module.register_extension(lambda: None)  # a pillar that is off adds nothing
+    with TestClient(fw.App()) as client:
+        assert client.get("/hello").json() == {"started": True}
+    with TestClient(fw.App()) as client:  # each App gets its own extension
+        assert client.get("/hello").json() == {"started": True}
+    assert len(built) == 2 and not built[0].started

@@ -22,6 +22,7 @@ from fw.configuration import (
     subcommand,
 )
 from fw.errors import ConfigError, GenerationError, StartupError
+from fw.extension import register_extension as _register_extension
 from fw.markers import (
     arg,
     check,
@@ -44,9 +45,12 @@ from fw.markers import (
 )
 from fw.problems import BindError, FieldError, Problem, bad_request, field, validation, write_problem
 
-# --- auth pillar exports ---
+# --- auth pillar exports; authentication is composed into every App at start ---
 # isort: split
 from fw.auth.caller import request_authentication
+from fw.auth.plugin import extension as _auth_extension
+
+_register_extension(_auth_extension)
 
 __all__ = [
     "App",

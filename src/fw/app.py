@@ -13,7 +13,7 @@ import sys
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -23,8 +23,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fw import configuration as _config
+import fw.configuration as _config
 from fw.errors import ConfigError, StartupError
+from fw.extension import Extension, build_extensions
 from fw.problems import Problem, problem_from
 from fw.routing import Pattern, parse_pattern
 from fw.server_checks import check_server
@@ -37,22 +38,6 @@ StartupHook = Callable[[], Awaitable[None]]
 #: A decorated handler keeps its own signature, so calling it directly still type-checks.
 HandlerT = TypeVar("HandlerT", bound=Handler)
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-
-
-class Extension(Protocol):
-    """A pillar plugged into the App when it starts (authentication is one).
-
-    ``startup`` raises :class:`fw.StartupError` to refuse to start; it runs before the first
-    request, both under ``fw.run`` and under any ASGI server's lifespan.
-    """
-
-    def routes(self) -> Sequence[BaseRoute]: ...
-
-    def middleware(self) -> Sequence[Middleware]: ...
-
-    async def startup(self) -> None: ...
-
-    async def shutdown(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +101,13 @@ class App:
     # Composition.
     @property
     def extensions(self) -> list[Extension]:
-        """The pillars configuration turned on; decided once, after configuration is parsed."""
+        """The pillars configuration turned on; decided once, after configuration is parsed.
+
+        Each pillar registered its factory with :func:`fw.extension.register_extension`.
+        """
         if self._extensions is None:
             _config.ensure_parsed()
-            from fw.auth.plugin import extension_for
-
-            self._extensions = [ext for ext in (extension_for(self),) if ext is not None]
+            self._extensions = build_extensions()
         return self._extensions
 
     def build(self) -> ASGIApp:

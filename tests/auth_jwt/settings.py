@@ -6,6 +6,8 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+import fw
+from fw.auth.modes.base import ModeSettings
 from fw.settings import (
     Assurance,
     AuthSession,
@@ -17,9 +19,12 @@ from fw.settings import (
     OidcSettings,
     Passkey,
     Protection,
+    RdbSettings,
     Recovery,
     Registration,
     Revocation,
+    SessionKeyring,
+    SessionSettings,
 )
 
 
@@ -113,3 +118,14 @@ def auth_settings(
         registration=Registration(policy="open"),
         assurance=Assurance(presence=False, policy=[]),
     )
+
+
+def mode_settings(auth: AuthSettings, dsn: str = "sqlite:///x", *, sessions: bool = False) -> ModeSettings:
+    """What the dispatcher hands a mode: these ``[auth]`` settings, ``[session]`` at its defaults."""
+    session = SessionSettings(
+        enabled=sessions,
+        backend="rdb",
+        redis_url="redis://127.0.0.1:6379/0",
+        keyring=SessionKeyring(secret=""),
+    )
+    return ModeSettings(auth=auth, session=session, rdb=RdbSettings(dsn), lookup=fw.config)

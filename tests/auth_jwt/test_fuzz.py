@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fw.auth.jwt.verifier import Policy, TokenRejected, Verifier
-from fw.auth.modes.jwt_only import _authorization
+from fw.auth.modes.jwt_only.middleware import _authorization
 from fw.auth.tokens.algorithms import Key
 from fw.testing.issuer import LocalIssuer
 

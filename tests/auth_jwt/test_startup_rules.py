@@ -7,14 +7,15 @@ from datetime import timedelta
 
 import pytest
 
-from fw.auth import mode_rules
+from fw.auth import plugin
+from fw.auth.modes.rules import SourceOf
 from fw.auth.plugin import Refused, build_extension
 from fw.errors import StartupError
 from fw.settings import AuthSettings, Claim
 from fw.testing.issuer import LocalIssuer
 
 from .conftest import serving
-from .settings import auth_settings, jwt_settings, revocation
+from .settings import auth_settings, jwt_settings, mode_settings, revocation
 
 ISSUER = "https://issuer.example"
 
@@ -23,9 +24,9 @@ def _defaults(_key: str) -> str:
     return "default"
 
 
-def _refusal(settings: AuthSettings, source_of: mode_rules.SourceOf = _defaults) -> StartupError:
+def _refusal(settings: AuthSettings, source_of: SourceOf = _defaults) -> StartupError:
     with pytest.raises(StartupError) as refused:
-        mode_rules.check(settings, source_of)
+        plugin.check(mode_settings(settings), source_of)
     return refused.value
 
 
@@ -49,7 +50,7 @@ def test_each_missing_required_jwt_setting_is_a_startup_error_naming_it(
 
 
 def test_a_complete_jwt_only_configuration_passes_the_table_check() -> None:
-    mode_rules.check(auth_settings(jwt_settings(ISSUER)), _defaults)
+    plugin.check(mode_settings(auth_settings(jwt_settings(ISSUER))), _defaults)
 
 
 def test_a_setting_of_another_mode_set_by_a_source_is_refused() -> None:
@@ -93,7 +94,7 @@ def test_a_loopback_http_issuer_needs_allow_loopback_http() -> None:
     )
     assert "allow_loopback_http" in _refusal(plain).fix
     allowed = auth_settings(jwt_settings("http://localhost:9000"))
-    mode_rules.check(allowed, _defaults)
+    plugin.check(mode_settings(allowed), _defaults)
 
 
 def test_allow_loopback_http_is_refused_for_a_remote_issuer() -> None:
@@ -160,11 +161,11 @@ def test_browser_modes_have_their_required_keys_too() -> None:
 
 def test_auth_disabled_mounts_nothing() -> None:
     settings = auth_settings(jwt_settings(""), enabled=False)
-    assert build_extension(None, settings, "sqlite:///x", _defaults) is None  # type: ignore[arg-type]
+    assert build_extension(mode_settings(settings), _defaults) is None
 
 
 async def test_an_invalid_configuration_makes_the_app_refuse_to_start() -> None:
-    extension = build_extension(None, auth_settings(jwt_settings("")), "sqlite:///x", _defaults)  # type: ignore[arg-type]
+    extension = build_extension(mode_settings(auth_settings(jwt_settings(""))), _defaults)
     assert isinstance(extension, Refused)
     assert list(extension.middleware()) == []
     with pytest.raises(StartupError) as refused:

@@ -2,7 +2,7 @@
 
 Each test states only the keys it changes; :func:`layers` adds the rest of a working
 ``oidc_only`` setup and :func:`open_browser` builds an App inside :func:`fw.testing.configured`,
-so the real ``extension_for`` path chooses and composes the mode. Secrets travel through the
+so the real ``fw.auth.plugin.extension`` path chooses and composes the mode. Secrets travel through the
 environment layer, as they do in a deployment.
 """
 

@@ -159,7 +159,7 @@ def test_an_id_token_failing_verification_creates_no_session(
     monkeypatch: pytest.MonkeyPatch,
     claims: dict[str, object],
 ) -> None:
-    from fw.auth.modes import oidc_only
+    from fw.auth.modes.oidc_only import login as oidc_login
     from fw.auth.oidc import tokens as token_module
 
     original = token_module.exchange_code
@@ -172,7 +172,7 @@ def test_an_id_token_failing_verification_creates_no_session(
         forged = forger.sign(**{**nonce, **claims})
         return token_module.Tokens(access_token=real.access_token, token_type="Bearer", id_token=forged)
 
-    monkeypatch.setattr(oidc_only, "exchange_code", substitute)
+    monkeypatch.setattr(oidc_login, "exchange_code", substitute)
     url = callback_url(client)
     assert_rejected(client, client.get(url, follow_redirects=False))
 
@@ -182,7 +182,7 @@ def test_an_id_token_signed_by_another_key_creates_no_session(
 ) -> None:
     from joserfc.jwk import RSAKey
 
-    from fw.auth.modes import oidc_only
+    from fw.auth.modes.oidc_only import login as oidc_login
     from fw.auth.oidc import tokens as token_module
 
     original = token_module.exchange_code
@@ -194,7 +194,7 @@ def test_an_id_token_signed_by_another_key_creates_no_session(
         forged = jwt.encode({"alg": "RS256", "kid": stranger.kid}, claims, stranger)
         return token_module.Tokens(access_token=real.access_token, token_type="Bearer", id_token=forged)
 
-    monkeypatch.setattr(oidc_only, "exchange_code", substitute)
+    monkeypatch.setattr(oidc_login, "exchange_code", substitute)
     assert_rejected(client, client.get(callback_url(client), follow_redirects=False))
 
 
@@ -212,7 +212,7 @@ def test_an_unsigned_or_shared_secret_id_token_creates_no_session(
     import base64
     import json
 
-    from fw.auth.modes import oidc_only
+    from fw.auth.modes.oidc_only import login as oidc_login
     from fw.auth.oidc import tokens as token_module
 
     original = token_module.exchange_code
@@ -226,5 +226,5 @@ def test_an_unsigned_or_shared_secret_id_token_creates_no_session(
         forged = f"{b64({'alg': algorithm, 'typ': 'JWT'})}.{b64(claims)}.{b64({'sig': 1})}"
         return token_module.Tokens(access_token=real.access_token, token_type="Bearer", id_token=forged)
 
-    monkeypatch.setattr(oidc_only, "exchange_code", substitute)
+    monkeypatch.setattr(oidc_login, "exchange_code", substitute)
     assert_rejected(client, client.get(callback_url(client), follow_redirects=False))

@@ -17,8 +17,8 @@ from starlette.routing import Route, request_response
 from auth_oidc.conftest import Build
 from auth_oidc.support import open_browser, session_settings
 from fw.auth import accounts
+from fw.auth.browser.redirects import safe_return_path
 from fw.auth.oidc import OidcError, Provider
-from fw.auth.redirects import safe_return_path
 from fw.auth.sessions import CookieStore, Sessions, SessionSummary, manager
 from fw.errors import StartupError
 from fw.testing import BrowserClient, TestIdentityProvider

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from auth_oidc.conftest import Build
-from fw.auth.sessions.login_state import MAX_ATTEMPTS, LoginAttempt, LoginStates
+from fw.auth.browser.login_state import MAX_ATTEMPTS, LoginAttempt, LoginStates
 from fw.auth.sessions.rdb import SESSIONS
 from fw.rdb.engine import create_engine
 from fw.testing import BrowserClient, TestIdentityProvider
@@ -159,7 +159,7 @@ def test_a_forged_or_damaged_login_cookie_is_no_sign_in(
 def test_an_attempt_older_than_ten_minutes_is_refused(
     browser: Build, idp: TestIdentityProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fw.auth.sessions import login_state
+    from fw.auth.browser import login_state
 
     client, _ = browser()
     idp.login_user("alice")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from fw.auth.browser.redirects import loopback_host_header, safe_return_path
 from fw.auth.oidc import check_issuer_url
 from fw.auth.oidc.authorization import PendingLogin, authorization_url, scope_string
 from fw.auth.oidc.provider import ProviderMetadata
-from fw.auth.redirects import loopback_host_header, safe_return_path
 
 
 @pytest.mark.parametrize("path", ["/", "/a", "/a/b?c=d&e=%2F", "/files/a%2Fb", "/caf%C3%A9", "/a#frag"])

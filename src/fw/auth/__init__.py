@@ -1,4 +1,4 @@
-"""Authentication: five modes, sessions, guards, revocation, account seams."""
+"""Authentication: modes registered in one registry, sessions, guards, revocation, account seams."""
 
 # --- browser sessions and account seams ---
 from fw.auth.accounts import (
@@ -8,11 +8,11 @@ from fw.auth.accounts import (
     set_account_lookup,
     set_account_resolver,
 )
-from fw.auth.sessions.user import User, user
+from fw.auth.browser.user import User, user
 
 # --- bearer tokens (jwt_only) and revocation ---
 # isort: split
-from fw.auth.caller import Caller, bearer
+from fw.auth.caller import Caller, Principal, bearer
 from fw.auth.revocation import (
     reinstate_subject,
     reinstate_token,
@@ -22,20 +22,30 @@ from fw.auth.revocation import (
     token_revoked,
 )
 
+# --- modes: the ones fw ships are registered by fw.auth.modes; applications add theirs ---
+# isort: split
+from fw.auth.modes import registry as _registry
+from fw.auth.modes.base import Mode, ModeSettings
+from fw.auth.modes.registry import find_mode, register_mode
+
 # --- the startup summary shows only the tables the chosen auth.mode reads ---
 # isort: split
-from fw.auth import mode_rules as _mode_rules
 from fw.configuration.activity import register_inactive_hook as _register_inactive_hook
 
-_register_inactive_hook(_mode_rules.unread_tables)
+_register_inactive_hook(_registry.unread_tables)
 
 __all__ = [
     "Account",
     "Caller",
     "Identity",
+    "Mode",
+    "ModeSettings",
+    "Principal",
     "User",
     "bearer",
+    "find_mode",
     "forget_account",
+    "register_mode",
     "reinstate_subject",
     "reinstate_token",
     "revoke_subject",

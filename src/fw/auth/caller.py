@@ -8,16 +8,24 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from starlette.requests import HTTPConnection
 
 from fw.auth.accounts import Identity
 
-if TYPE_CHECKING:
-    from fw.auth.sessions.user import User
-
 SCOPE_KEY = "fw.authentication"
+
+
+class Principal(Protocol):
+    """Whoever a mode authenticated: each mode defines its own (``Caller``, ``fw.auth.User``...).
+
+    Only the account is common to all of them, so a new mode adds its principal without this
+    module knowing it; its own accessor (``fw.auth.user``, ``fw.auth.bearer``) checks the type.
+    """
+
+    @property
+    def account_id(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,14 +41,14 @@ class Authentication:
     """Protocol-independent result: how the request was authenticated and as whom.
 
     ``method`` is ``"bearer"`` for access tokens and ``"session"`` for browser logins;
-    ``principal`` is the mode's own object (a :class:`Caller`, or a browser ``User``).
+    ``principal`` is the mode's own object (a :class:`Caller`, a browser ``User``...).
     """
 
     method: Literal["bearer", "session"]
     account_id: str
     issuer: str
     subject: str
-    principal: Caller | User
+    principal: Principal
 
 
 def record(scope: MutableMapping[str, Any], authentication: Authentication) -> None:

@@ -1,33 +1,26 @@
 """Composes authentication into the App according to ``[auth]``.
 
-A small dispatcher: ``auth.mode`` names a module under :mod:`fw.auth.modes` whose
-``extension(app, auth, rdb_dsn)`` builds the App extension; adding a mode is adding one entry.
-The shared table rules of :mod:`fw.auth.mode_rules` run first, for every mode.
+The factory the facade registers with the App (:func:`extension`): it reads fw's own tables once
+(``[auth]``, ``[session]``, ``[middleware.rdb]``), asks the mode registry for ``auth.mode``,
+runs the rules every mode shares, then the mode's own checks, and builds the mode's extension.
+A broken rule becomes :class:`Refused`, so the App refuses to start with the one-line error.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, cast
+from collections.abc import Sequence
 
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from fw.auth import mode_rules
+from fw.auth.modes.base import Mode, ModeSettings
+from fw.auth.modes.registry import mode_named
+from fw.auth.modes.rules import SourceOf, check_shared
+from fw.configuration import config, source_of
 from fw.errors import StartupError
-
-if TYPE_CHECKING:
-    from fw.app import App, Extension
-    from fw.settings import AuthSettings
-
-ModeFactory = Callable[["App", "AuthSettings", str], "Extension"]
-
-#: auth.mode -> module defining ``extension(app, auth, rdb_dsn)``.
-MODES: dict[str, str] = {
-    "jwt_only": "fw.auth.modes.jwt_only",
-    "oidc_only": "fw.auth.modes.oidc_only",
-}
+from fw.extension import Extension
+from fw.rdb.migrate import configured_dsn
+from fw.settings import AuthSettings, RdbSettings, SessionSettings
 
 
 class Refused:
@@ -49,39 +42,33 @@ class Refused:
         return None
 
 
-def _settings() -> tuple[AuthSettings, str]:
-    from fw import configuration
-    from fw.rdb.migrate import configured_dsn
-    from fw.settings import AuthSettings
+def check(settings: ModeSettings, sources: SourceOf) -> Mode:
+    """The chosen mode once every startup rule passed; raises :class:`fw.StartupError` otherwise."""
+    mode = mode_named(settings.auth.mode)
+    check_shared(settings.auth, mode, sources)
+    mode.check(settings)
+    return mode
 
-    return configuration.config(AuthSettings), configured_dsn()
 
-
-def build_extension(
-    app: App, auth: AuthSettings, rdb_dsn: str, source_of: mode_rules.SourceOf
-) -> Extension | None:
+def build_extension(settings: ModeSettings, sources: SourceOf) -> Extension | None:
     """The extension for these settings, ``None`` when auth is off, :class:`Refused` when invalid."""
-    if not auth.enabled:
+    if not settings.auth.enabled:
         return None
     try:
-        mode_rules.check(auth, source_of)
-        module_name = MODES.get(auth.mode)
-        if module_name is None:
-            raise StartupError(
-                "auth.mode", auth.mode, "this mode is not available in this installation of fw"
-            )
-        factory = cast(ModeFactory, importlib.import_module(module_name).extension)
-        return factory(app, auth, rdb_dsn)
+        return check(settings, sources).extension(settings)
     except StartupError as error:
         return Refused(error)
 
 
-def extension_for(app: App) -> Extension | None:
-    """Read ``[auth]`` from the parsed configuration and pick the mode."""
+def extension() -> Extension | None:
+    """Read the parsed configuration and compose the chosen mode (the App's extension factory)."""
     try:
-        auth, dsn = _settings()
+        settings = ModeSettings(
+            auth=config(AuthSettings),
+            session=config(SessionSettings),
+            rdb=RdbSettings(configured_dsn()),
+            lookup=config,
+        )
     except LookupError:
         return None  # the framework's settings are not registered: authentication stays off
-    from fw import configuration
-
-    return build_extension(app, auth, dsn, configuration.source_of)
+    return build_extension(settings, source_of)

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from fw.binding import registry
-
-if TYPE_CHECKING:
-    from fw.app import App
+from fw.routing import Pattern
 
 OPENAPI_PATH = "/openapi.json"
 _BODYLESS = {"get", "head", "delete", "options"}
@@ -48,6 +46,22 @@ _PROBLEM = {
     },
     "required": ["type", "title", "status", "detail", "code"],
 }
+
+
+class _Entry(Protocol):
+    @property
+    def pattern(self) -> Pattern: ...
+    @property
+    def handler(self) -> Callable[..., Any]: ...
+    @property
+    def name(self) -> str | None: ...
+
+
+class RoutedApp(Protocol):
+    """What the document needs of an App: its route entries (structural, so no import of the App)."""
+
+    @property
+    def entries(self) -> Sequence[_Entry]: ...
 
 
 def _handler_key(handler: Any) -> tuple[str, str] | None:
@@ -125,7 +139,7 @@ def _rename_refs(node: Any, names: dict[str, str]) -> Any:
 
 
 def build_document(
-    app: App,
+    app: RoutedApp,
     title: str = "fw application",
     version: str = "0.1.0",
     pieces: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
@@ -188,7 +202,7 @@ def build_document(
     }
 
 
-def openapi_routes(app: App) -> list[BaseRoute]:
+def openapi_routes(app: RoutedApp) -> list[BaseRoute]:
     """The ``GET /openapi.json`` route; the document is assembled and encoded once, on first request.
 
     Called when the App is built, it also imports the generated binders next to every handler,

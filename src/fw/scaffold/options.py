@@ -12,13 +12,33 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from fw.auth.modes.registry import find_mode, registered_modes
+
 PRESETS = ("web", "api")
-#: The ``--auth`` choices: ``none`` and the browser modes. ``jwt_only`` is deliberately absent.
-AUTH_CHOICES = ("none", "oidc_only", "oidc_passkey", "passkey_only", "oauth_only")
-#: Browser modes fw does not implement yet: a project using them would only refuse to start.
-NOT_AVAILABLE = frozenset(("oidc_passkey", "passkey_only", "oauth_only"))
-#: What each preset signs people in with unless ``--auth`` says otherwise.
-DEFAULT_AUTH = {"web": "oidc_only", "api": "none"}
+
+
+def auth_choices() -> tuple[str, ...]:
+    """The ``--auth`` choices: ``none`` and every mode the registry says ``fw init`` offers."""
+    return ("none", *(mode.name for mode in registered_modes() if mode.scaffold.offered))
+
+
+def not_available() -> frozenset[str]:
+    """Offered modes fw does not implement yet: a project using them would only refuse to start."""
+    return frozenset(
+        mode.name for mode in registered_modes() if mode.scaffold.offered and not mode.scaffold.available
+    )
+
+
+def default_auth(preset: str) -> str:
+    """What ``preset`` signs people in with unless ``--auth`` says otherwise."""
+    defaults = (mode.name for mode in registered_modes() if preset in mode.scaffold.default_for)
+    return next(defaults, "none")
+
+
+#: The choices as this installation registers them (for ``fw init --help``).
+AUTH_CHOICES = auth_choices()
+NOT_AVAILABLE = not_available()
+DEFAULT_AUTH = {preset: default_auth(preset) for preset in PRESETS}
 
 _NAME = re.compile(r"[a-z_][a-z0-9_]*")
 #: Names that would shadow fw itself, a test directory, or collide with fw's own config prefixes.
@@ -68,15 +88,14 @@ def check_name(name: str, *, derived_from: Path | None = None) -> str:
 
 def check_auth(auth: str) -> str:
     """``auth`` if fw can scaffold it; refusals say why and what to use instead."""
-    if auth == "jwt_only":
-        raise ScaffoldError(
-            "--auth jwt_only is not offered: a bearer-token API is configured by hand on the api "
-            "preset (fw init --preset api, then docs/auth-jwt.md)"
-        )
-    if auth in NOT_AVAILABLE:
-        raise ScaffoldError(f"--auth {auth} is not available yet in fw; use oidc_only or none")
-    if auth not in AUTH_CHOICES:
-        raise ScaffoldError(f"--auth {auth!r} is not a choice: use one of {', '.join(AUTH_CHOICES)}")
+    mode = find_mode(auth)
+    if mode is not None and mode.scaffold.refusal:
+        raise ScaffoldError(f"--auth {auth} is not offered: {mode.scaffold.refusal}")
+    if auth in not_available():
+        ready = [choice for choice in auth_choices()[1:] if choice not in not_available()]
+        raise ScaffoldError(f"--auth {auth} is not available yet in fw; use {' or '.join([*ready, 'none'])}")
+    if auth not in auth_choices():
+        raise ScaffoldError(f"--auth {auth!r} is not a choice: use one of {', '.join(auth_choices())}")
     return auth
 
 
@@ -91,7 +110,7 @@ def init_options(
 ) -> InitOptions:
     """Check every choice; the name defaults to the directory's, the auth mode to the preset's."""
     check_preset(preset)
-    chosen_auth = check_auth(auth if auth is not None else DEFAULT_AUTH[preset])
+    chosen_auth = check_auth(auth if auth is not None else default_auth(preset))
     if directory.exists() and not directory.is_dir():
         raise ScaffoldError(f"{directory} exists and is not a directory")
     if name is not None:

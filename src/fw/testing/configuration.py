@@ -4,7 +4,7 @@ A test that builds an :class:`fw.App` needs its pillars (authentication above al
 the way the test says, not by whatever ``config.dev.toml``, ``.env`` or shell variables the
 developer happens to have. So the layers given here are the only ones: no file is searched, no
 dotenv file is read, the process environment is not consulted. Everything else is the real
-path (same parsing, same errors, same ``fw.config`` and ``extension_for``).
+path (same parsing, same errors, same ``fw.config``, same composition of the App's pillars).
 """
 
 from __future__ import annotations

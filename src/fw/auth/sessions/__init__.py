@@ -1,7 +1,6 @@
 """Browser sessions: an opaque cookie, a record in the configured backend, ttl and idle timeout."""
 
 from fw.auth.sessions.cookie import CookieStore
-from fw.auth.sessions.login_state import LOGIN_COOKIE, LoginAttempt, LoginStates
 from fw.auth.sessions.manager import (
     RECONFIRM_COOKIE,
     SESSION_COOKIE,
@@ -12,13 +11,10 @@ from fw.auth.sessions.manager import (
 from fw.auth.sessions.store import SessionStore, SessionStoreUnavailable, new_token
 
 __all__ = [
-    "LOGIN_COOKIE",
     "RECONFIRM_COOKIE",
     "SESSION_COOKIE",
     "ActiveSession",
     "CookieStore",
-    "LoginAttempt",
-    "LoginStates",
     "SessionStore",
     "SessionStoreUnavailable",
     "SessionSummary",

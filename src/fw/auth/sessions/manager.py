@@ -2,7 +2,7 @@
 
 Records live in the configured backend, so a session started on one app process is valid on
 every other. Sign-ins in progress are not sessions and never touch the store: see
-:mod:`fw.auth.sessions.login_state`.
+:mod:`fw.auth.browser.login_state`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The signed-in person as handlers see it in the browser modes: ``fw.auth.user(request)``."""
+"""The signed-in person as handlers see it in the browser modes: ``fw.auth.user(request)``.
+
+A :class:`fw.auth.caller.Principal`: the session middleware records it, this accessor reads it.
+"""
 
 from __future__ import annotations
 

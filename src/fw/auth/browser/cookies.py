@@ -6,6 +6,15 @@ where browsers would otherwise drop the cookie.
 
 from __future__ import annotations
 
+from starlette.requests import Request
+
+from fw.auth.browser.redirects import loopback_host_header
+
+
+def cookie_secure(request: Request) -> bool:
+    """Secure everywhere but plain-http loopback development."""
+    return not (request.url.scheme == "http" and loopback_host_header(request.headers.get("host", "")))
+
 
 def set_cookie(name: str, value: str, *, secure: bool, max_age: int | None = None) -> str:
     parts = [f"{name}={value}", "Path=/", "HttpOnly", "SameSite=Lax"]

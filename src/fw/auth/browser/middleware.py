@@ -25,21 +25,16 @@ from fw.auth.accounts import (
     mark_read,
     reread_due,
 )
+from fw.auth.browser.answers import unavailable
+from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
+from fw.auth.browser.user import User
 from fw.auth.caller import Authentication, record
 from fw.auth.protection import Protection
-from fw.auth.redirects import loopback_host_header
-from fw.auth.sessions.cookies import expire_cookie, set_cookie
 from fw.auth.sessions.manager import SESSION_COOKIE, Sessions, SessionSummary
 from fw.auth.sessions.store import SessionStoreUnavailable
-from fw.auth.sessions.user import User
 from fw.problems import Problem
 
 logger = logging.getLogger("fw.auth")
-
-
-def cookie_secure(request: Request) -> bool:
-    """Secure everywhere but plain-http loopback development."""
-    return not (request.url.scheme == "http" and loopback_host_header(request.headers.get("host", "")))
 
 
 @dataclass
@@ -54,11 +49,9 @@ class BrowserAuth:
     exempt: frozenset[str]
 
 
-def unavailable(what: str) -> Response:
-    return Problem(f"the {what} cannot answer right now", status=503, code="unavailable").response()
-
-
 class BrowserSessionMiddleware:
+    """Every browser mode installs this one middleware; only :class:`BrowserAuth` differs."""
+
     def __init__(self, app: ASGIApp, auth: BrowserAuth) -> None:
         self.app = app
         self.auth = auth
@@ -74,11 +67,11 @@ class BrowserSessionMiddleware:
             current = await self._resolve(request, cookies, secure)
         except SessionStoreUnavailable as error:
             logger.error("session store unavailable: %s", error)
-            await unavailable("session store")(scope, receive, send)
+            await unavailable("session store").response()(scope, receive, send)
             return
         except AccountStoreUnavailable as error:
             logger.error("account store unavailable: %s", error)
-            await unavailable("account store")(scope, receive, send)
+            await unavailable("account store").response()(scope, receive, send)
             return
         if current is not None:
             record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))

@@ -1,0 +1,175 @@
+"""The bearer middleware: verifies a presented token on every path, demands one on protected paths.
+
+Every rejection looks the same (401 with ``WWW-Authenticate: Bearer``), whatever the reason;
+the reason goes to the debug log. A store that cannot answer is a 503, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fw.auth.accounts import Account, AccountStoreUnavailable, AccountTable, Identity, resolve_account
+from fw.auth.admission import Admission
+from fw.auth.caller import Authentication, Caller, record
+from fw.auth.jwt.verifier import Verifier
+from fw.auth.protection import Protection
+from fw.auth.revocation import RevocationCheck
+from fw.auth.tokens.errors import TokenRejected
+from fw.auth.tokens.jws import MAX_TOKEN_BYTES
+from fw.problems import Problem
+from fw.rdb.engine import StoreUnavailable
+
+logger = logging.getLogger("fw.auth.jwt")
+
+_UNAUTHORIZED = Problem(status=401, code="unauthorized", headers={"WWW-Authenticate": "Bearer"})
+_UNAVAILABLE = Problem(status=503, code="service_unavailable")
+
+
+def _prebuilt(problem: Problem) -> tuple[Message, Message]:
+    response = problem.response()
+    start: Message = {
+        "type": "http.response.start",
+        "status": response.status_code,
+        "headers": response.raw_headers,
+    }
+    body: Message = {"type": "http.response.body", "body": response.body}
+    return start, body
+
+
+_REJECT = _prebuilt(_UNAUTHORIZED)
+_REFUSE = _prebuilt(_UNAVAILABLE)
+
+
+@dataclass(slots=True)
+class Running:
+    """Everything the middleware needs once startup succeeded."""
+
+    verifier: Verifier
+    admission: Admission
+    revocation: RevocationCheck | None
+    protection: Protection
+
+
+class _ClaimAccounts(AccountTable):
+    """Without an application resolver the account is the identity claim's value.
+
+    The authorization server owns the accounts in this mode, so fw keeps no table of its own;
+    an application that maps callers to local accounts registers ``fw.auth.set_account_resolver``.
+    """
+
+    def __init__(self) -> None:  # no engine: nothing is stored
+        pass
+
+    async def resolve(self, identity: Identity) -> Account | None:
+        return Account(identity.value, identity.display_name, identity.email)
+
+
+_CLAIM_IS_THE_ACCOUNT = _ClaimAccounts()
+
+
+def _authorization(scope: Scope) -> tuple[bool, str | None]:
+    """(presented, token): no header or another scheme is anonymous; a bad Bearer is presented=None."""
+    found: bytes | None = None
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            if found is not None:
+                return True, None  # two Authorization headers: ambiguous, refused
+            found = value
+    if found is None:
+        return False, None
+    # The scheme is case-insensitive and SP or HTAB may separate it from the token (RFC 9110).
+    scheme, _, rest = found.replace(b"\t", b" ").strip(b" ").partition(b" ")
+    if scheme.lower() != b"bearer":
+        return False, None  # another scheme (Basic, DPoP...) is not this mode's business
+    token = rest.strip(b" ")
+    if not token or len(token) > MAX_TOKEN_BYTES or b" " in token or b"," in token:
+        return True, None
+    try:
+        return True, token.decode("ascii")
+    except UnicodeDecodeError:
+        return True, None
+
+
+class BearerMiddleware:
+    """Verifies a presented bearer token on every path and demands one on protected paths.
+
+    ``running`` answers ``None`` until the extension's startup succeeded (every request is then
+    a 503); ``identity_claim`` names the claim that identifies the caller.
+    """
+
+    def __init__(self, app: ASGIApp, running: Callable[[], Running | None], identity_claim: str) -> None:
+        self.app = app
+        self.running = running
+        self._claim = identity_claim
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        running = self.running()
+        if running is None:
+            await self._answer(scope, send, _REFUSE)
+            return
+        presented, token = _authorization(scope)
+        if presented:
+            outcome = await self._authenticate(running, token)
+            if outcome is None:
+                await self._answer(scope, send, _REJECT)
+                return
+            if isinstance(outcome, Authentication):
+                record(scope, outcome)
+            else:
+                await self._answer(scope, send, _REFUSE)
+                return
+        elif running.protection.requires_auth(scope["path"]):
+            await self._answer(scope, send, _REJECT)
+            return
+        await self.app(scope, receive, send)
+
+    async def _authenticate(
+        self, running: Running, token: str | None
+    ) -> Authentication | StoreUnavailable | None:
+        """The caller, ``None`` to reject with 401, or the store failure to answer 503."""
+        if token is None:
+            logger.debug("bearer rejected: malformed Authorization header")
+            return None
+        try:
+            verified = await running.verifier.verify(token)
+            if not await running.admission.admits(verified.issuer, verified.claims):
+                logger.debug("bearer rejected: not admitted")
+                return None
+            if running.revocation is not None and await running.revocation.revoked(verified):
+                logger.debug("bearer rejected: revoked")
+                return None
+        except TokenRejected as rejection:
+            logger.debug("bearer rejected: %s", rejection.reason)
+            return None
+        except StoreUnavailable as failure:
+            logger.error("auth store unavailable: %s", failure)
+            return failure
+        except Exception:
+            logger.exception("bearer verification failed unexpectedly; rejecting the request")
+            return None
+        identity = Identity(verified.issuer, self._claim, verified.identity, verified.claims)
+        try:
+            account = await resolve_account(identity, _CLAIM_IS_THE_ACCOUNT)
+        except AccountStoreUnavailable as failure:
+            logger.error("account resolver unavailable: %s", failure)
+            return StoreUnavailable(str(failure))
+        if account is None or not account.active:
+            logger.debug("bearer rejected: the account resolver refused the identity")
+            return None
+        caller = Caller(account.account_id, identity)
+        return Authentication("bearer", account.account_id, verified.issuer, verified.identity, caller)
+
+    @staticmethod
+    async def _answer(scope: Scope, send: Send, response: tuple[Message, Message]) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await send(response[0])
+        await send(response[1])

@@ -1,0 +1,46 @@
+"""``auth.mode = "jwt_only"``: every request's bearer access token is verified before the handler.
+
+The mode object the registry holds: ``[auth.jwt]`` is its only table, its checks are in
+:mod:`fw.auth.modes.jwt_only.settings`, its extension in :mod:`fw.auth.modes.jwt_only.extension`.
+``fw dev`` has nothing to inject (the authorization server is the deployment's), and ``fw init``
+does not scaffold it: a bearer-token API is configured by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
+from fw.auth.modes.jwt_only.extension import JwtOnly
+from fw.auth.modes.jwt_only.settings import check_jwt, jwt_advisories
+from fw.configuration.doctor import Advisory
+
+
+class JwtOnlyMode:
+    """The :class:`fw.auth.modes.base.Mode` of ``jwt_only``."""
+
+    name = "jwt_only"
+    browser = False
+    tables = ("jwt",)
+    scaffold = Scaffold(
+        refusal="a bearer-token API is configured by hand on the api preset "
+        "(fw init --preset api, then docs/auth-jwt.md)"
+    )
+
+    def check(self, settings: ModeSettings) -> None:
+        check_jwt(settings.auth.jwt)
+
+    def extension(self, settings: ModeSettings) -> JwtOnly:
+        return JwtOnly(settings.auth, settings.rdb.dsn)
+
+    def advisories(
+        self, values: Mapping[str, Any], sources: Mapping[str, str], app_env: str
+    ) -> list[Advisory]:
+        return jwt_advisories(values, sources)
+
+    def dev_environment(self, issuer: DevIssuer) -> DevEnvironment | None:
+        return None
+
+
+JWT_ONLY = JwtOnlyMode()

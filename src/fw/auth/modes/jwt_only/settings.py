@@ -1,0 +1,113 @@
+"""What ``jwt_only`` checks in ``[auth.jwt]`` before it starts, and the risks it reports.
+
+The rules every mode shares (identity claim, admission, scope entries, issuer transport)
+come from :mod:`fw.auth.modes.rules`; what is here is about bearer tokens only: audiences,
+algorithms, lifetimes, key discovery and revocation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from fw.auth.modes.rules import (
+    check_admission,
+    check_identity_claim,
+    check_issuer,
+    check_required,
+    check_scope_entries,
+)
+from fw.auth.revocation import ON_UNAVAILABLE, REVOCATION_MODES
+from fw.auth.tokens.algorithms import algorithm_problem
+from fw.auth.tokens.discovery import DISCOVERY_MODES
+from fw.auth.tokens.urls import same_origin, transport_problem
+from fw.configuration.doctor import Advisory
+from fw.errors import StartupError
+from fw.settings import JwtSettings
+
+
+def check_jwt(jwt: JwtSettings) -> None:
+    """Raise :class:`fw.StartupError` for the first rule ``[auth.jwt]`` breaks."""
+    for key, value in (
+        ("issuer", jwt.issuer),
+        ("audience", jwt.audience),
+        ("algorithms", jwt.algorithms),
+        ("admission", jwt.admission),
+        ("max_token_lifetime", jwt.max_token_lifetime),
+        ("revocation.mode", jwt.revocation.mode),
+    ):
+        check_required(value, f"auth.jwt.{key}")
+    check_issuer("auth.jwt", jwt.issuer, jwt.allow_loopback_http)
+    if any(not a for a in jwt.audience):
+        raise StartupError("auth.jwt.audience", jwt.audience, "audience entries must not be empty")
+    for alg in jwt.algorithms:
+        problem = algorithm_problem(alg)
+        if problem:
+            raise StartupError("auth.jwt.algorithms", alg, problem)
+    if jwt.max_token_lifetime < timedelta(0):
+        raise StartupError(
+            "auth.jwt.max_token_lifetime", jwt.max_token_lifetime, "use a positive duration such as 1h"
+        )
+    check_identity_claim("auth.jwt", jwt.identity_claim)
+    check_scope_entries("auth.jwt.required_scopes", jwt.required_scopes)
+    if not jwt.required_token_type.strip():
+        raise StartupError(
+            "auth.jwt.required_token_type", jwt.required_token_type, "use at+jwt (the default)"
+        )
+    check_admission("auth.jwt", jwt)
+    _discovery(jwt)
+    _revocation(jwt)
+
+
+def _discovery(jwt: JwtSettings) -> None:
+    if jwt.discovery not in DISCOVERY_MODES:
+        raise StartupError("auth.jwt.discovery", jwt.discovery, f"use one of {', '.join(DISCOVERY_MODES)}")
+    if jwt.discovery == "manual":
+        check_required(jwt.jwks_uri, "auth.jwt.jwks_uri")
+        if not same_origin(jwt.jwks_uri, jwt.issuer):
+            raise StartupError(
+                "auth.jwt.jwks_uri", jwt.jwks_uri, "must be on the same origin as auth.jwt.issuer"
+            )
+        problem = transport_problem(jwt.jwks_uri, allow_loopback_http=jwt.allow_loopback_http)
+        if problem:
+            raise StartupError("auth.jwt.jwks_uri", jwt.jwks_uri, f"the URL {problem}")
+    elif jwt.jwks_uri:
+        raise StartupError(
+            "auth.jwt.jwks_uri", jwt.jwks_uri, "is read only with discovery = manual; remove it"
+        )
+
+
+def _revocation(jwt: JwtSettings) -> None:
+    if jwt.revocation.mode not in REVOCATION_MODES:
+        raise StartupError(
+            "auth.jwt.revocation.mode", jwt.revocation.mode, f"use one of {', '.join(REVOCATION_MODES)}"
+        )
+    if jwt.revocation.on_unavailable not in ON_UNAVAILABLE:
+        raise StartupError(
+            "auth.jwt.revocation.on_unavailable",
+            jwt.revocation.on_unavailable,
+            "use refuse (default) or admit",
+        )
+    if jwt.revocation.max_propagation_delay < timedelta(0):
+        raise StartupError(
+            "auth.jwt.revocation.max_propagation_delay",
+            jwt.revocation.max_propagation_delay,
+            "use 0s or more",
+        )
+
+
+def jwt_advisories(values: Mapping[str, Any], sources: Mapping[str, str]) -> list[Advisory]:
+    """Admitting tokens while the revocation store is down lets revoked tokens through: an error."""
+    revocation_on = values.get("auth.jwt.revocation.mode") not in (None, "", "off")
+    if not (revocation_on and values.get("auth.jwt.revocation.on_unavailable") == "admit"):
+        return []
+    source = sources.get("auth.jwt.revocation.on_unavailable", "default")
+    return [
+        Advisory(
+            "error",
+            "auth.jwt.revocation.on_unavailable",
+            f"auth.jwt.revocation.on_unavailable = 'admit' (from {source}): revoked tokens are "
+            "accepted while the revocation store is down; use refuse (503) unless the risk is accepted",
+        )
+    ]

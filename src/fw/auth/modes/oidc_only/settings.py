@@ -1,0 +1,75 @@
+"""What ``oidc_only`` checks before it starts (nothing here needs the network), and its advisories.
+
+The provider checks (:func:`check_provider`) are shared with ``oidc_passkey``, which reads the
+same ``[auth.oidc]`` table; the rules of every mode and of every browser mode come from
+:mod:`fw.auth.modes.rules` and :mod:`fw.auth.browser.rules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fw.auth.browser.rules import (
+    check_redirect_url,
+    check_session_lifetimes,
+    check_stores,
+    redirect_url_advisories,
+)
+from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings
+from fw.auth.modes.rules import (
+    check_admission,
+    check_credential,
+    check_identity_claim,
+    check_issuer,
+    check_scope_entries,
+    env_name,
+)
+from fw.configuration.doctor import Advisory
+from fw.errors import StartupError
+from fw.settings import AuthSettings
+
+LOGOUT_SCOPES = ("reconfirm", "global")
+
+
+def check_provider(auth: AuthSettings, mode: str) -> None:
+    """``[auth.oidc]``'s provider: its credentials (the fix names the variables) and an https issuer."""
+    oidc = auth.oidc
+    check_credential(oidc.issuer, "auth.oidc.issuer", mode)
+    check_credential(oidc.client_id, "auth.oidc.client_id", mode)
+    check_credential(oidc.client_secret, "auth.oidc.client_secret", mode, secret=True)
+    check_issuer("auth.oidc", oidc.issuer, oidc.allow_loopback_http)
+
+
+def check_oidc_only(settings: ModeSettings) -> None:
+    """Raise :class:`fw.StartupError` for the first precondition of ``oidc_only`` that fails."""
+    auth, oidc = settings.auth, settings.auth.oidc
+    check_provider(auth, "oidc_only")
+    check_stores(auth, settings.session)
+    check_redirect_url("auth.oidc.redirect_url", oidc.redirect_url, oidc.allow_loopback_http)
+    check_admission("auth.oidc", oidc, auto_provision=oidc.auto_provision)
+    check_identity_claim("auth.oidc", oidc.identity_claim)
+    check_scope_entries("auth.oidc.scopes", oidc.scopes)
+    if oidc.logout_scope not in LOGOUT_SCOPES:
+        raise StartupError("auth.oidc.logout_scope", oidc.logout_scope, "use reconfirm or global")
+    check_session_lifetimes(auth)
+
+
+def oidc_advisories(values: Mapping[str, Any], app_env: str) -> list[Advisory]:
+    return redirect_url_advisories("auth.oidc", values, app_env)
+
+
+def oidc_dev_environment(issuer: DevIssuer) -> DevEnvironment:
+    """The variables a deployment sets for its provider, pointing at the development provider.
+
+    The issuer and the client registration are fresh each run, so they replace whatever the
+    shell had; plain-http loopback is allowed unless the developer decided otherwise.
+    """
+    return DevEnvironment(
+        values={
+            env_name("auth.oidc.issuer"): issuer.issuer,
+            env_name("auth.oidc.client_id"): issuer.client_id,
+            env_name("auth.oidc.client_secret"): issuer.client_secret,
+        },
+        defaults={env_name("auth.oidc.allow_loopback_http"): "true"},
+    )

@@ -1,0 +1,141 @@
+"""The shape of the package: no import cycles, and each layer imports only what is below it.
+
+The graph is read from the source with ``ast``, so it also sees imports hidden inside functions
+and under ``TYPE_CHECKING``: a cycle there is still a cycle in the design, only postponed.
+``from fw import x`` counts as importing the package ``fw`` itself (its ``__init__`` runs).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import fw
+
+SOURCE = Path(fw.__file__).parent
+GENERATED = {"_fw_binders.py", "_fw_config.py"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _modules() -> dict[str, Path]:
+    return {
+        _module_name(path): path
+        for path in SOURCE.rglob("*.py")
+        if path.name not in GENERATED and "migrations" not in path.parts
+    }
+
+
+def _imported(module: str, path: Path) -> Iterator[str]:
+    """Every fw module this one names in an import statement, anywhere in the file."""
+    modules = _modules()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for target in targets:
+            if target in modules and target != module:
+                yield target
+
+
+@cache
+def _graph() -> dict[str, frozenset[str]]:
+    return {name: frozenset(_imported(name, path)) for name, path in _modules().items()}
+
+
+def _cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def _reachable(start: str) -> set[str]:
+    graph = _graph()
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in graph[todo.pop()]:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset({"a"})}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_fw_has_no_import_cycles() -> None:
+    assert _cycles(_graph()) == []
+
+
+@pytest.mark.parametrize("layer", ["fw.configuration", "fw.codegen", "fw.problems", "fw.markers"])
+def test_the_lowest_layers_know_nothing_about_auth_or_the_app(layer: str) -> None:
+    if layer not in _modules():
+        pytest.skip(f"{layer} is not a module of this fw")
+    members = [name for name in _modules() if name == layer or name.startswith(f"{layer}.")]
+    reached = set().union(*(_reachable(name) for name in members))
+    assert sorted(n for n in reached if n.startswith(("fw.auth", "fw.app", "fw.settings"))) == []
+
+
+@pytest.mark.parametrize("protocol", ["fw.auth.tokens", "fw.auth.jwt", "fw.auth.oidc"])
+def test_protocol_code_knows_nothing_about_the_app_or_configuration(protocol: str) -> None:
+    if protocol not in _modules():
+        pytest.skip(f"{protocol} is not a package of this fw")
+    members = [name for name in _modules() if name == protocol or name.startswith(f"{protocol}.")]
+    reached = set().union(*(_reachable(name) for name in members))
+    forbidden = ("fw.app", "fw.configuration", "fw.settings", "fw.auth.modes", "fw.auth.plugin")
+    assert sorted(n for n in reached if n.startswith(forbidden)) == []
