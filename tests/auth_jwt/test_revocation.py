@@ -11,7 +11,9 @@ from sqlalchemy import text
 
 import fw.auth
 from fw.auth.jwt.verifier import VerifiedToken
-from fw.auth.revocation import Entries, RevocationCheck, RevocationStore
+from fw.auth.revocation import RevocationCheck
+from fw.auth.stores import RevocationEntries
+from fw.auth.stores.rdb import RdbRevocations
 from fw.errors import StartupError
 from fw.rdb import create_engine
 from fw.testing.issuer import LocalIssuer
@@ -123,13 +125,12 @@ async def test_revocation_reads_bypass_the_cache_and_return_the_stamp(
 async def test_entries_expire_after_max_token_lifetime(store: str) -> None:
     engine = create_engine(store)
     try:
-        short = RevocationStore(engine, timedelta(seconds=-1))
+        revocations = RdbRevocations(engine)
         issuer = f"https://issuer-{uuid.uuid4().hex}.example"
-        await short.put(issuer, "token", "old", "")
-        assert await short.stamp(issuer, "token", "old") is None
-        lasting = RevocationStore(engine, timedelta(hours=1))
-        await lasting.put(issuer, "token", "new", "")
-        assert await lasting.stamp(issuer, "token", "new") is not None
+        await revocations.put(issuer, "token", "old", "", timedelta(seconds=-1))
+        assert await revocations.stamp(issuer, "token", "old") is None
+        await revocations.put(issuer, "token", "new", "", timedelta(hours=1))
+        assert await revocations.stamp(issuer, "token", "new") is not None
         async with engine.connect() as conn:
             rows = (
                 await conn.execute(
@@ -153,7 +154,7 @@ async def test_a_revocation_made_elsewhere_may_pass_for_up_to_the_propagation_de
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
         # Another process revokes (a store of its own, not this App's).
         engine = create_engine(sqlite_store)
-        await RevocationStore(engine, timedelta(hours=1)).put(issuer.url, "token", jti, "")
+        await RdbRevocations(engine).put(issuer.url, "token", jti, "", timedelta(hours=1))
         await engine.dispose()
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200  # cached answer
         await fw.auth.revoke_token(issuer.url, jti)  # through this process: visible at once
@@ -169,7 +170,7 @@ async def test_with_zero_delay_the_store_is_read_on_every_request(
     async with serving(settings, sqlite_store) as (client, _):
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
         engine = create_engine(sqlite_store)
-        await RevocationStore(engine, timedelta(hours=1)).put(issuer.url, "token", jti, "")
+        await RdbRevocations(engine).put(issuer.url, "token", jti, "", timedelta(hours=1))
         await engine.dispose()
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
 
@@ -181,7 +182,7 @@ async def test_revocation_fails_closed_when_the_store_is_unreachable(issuer: Loc
         response = await client.get("/api/me", headers=bearer(issuer.mint()))
         anonymous_public = await client.get("/public")
     assert response.status_code == 503
-    assert response.json()["code"] == "service_unavailable"
+    assert response.json()["code"] == "unavailable"
     assert "errors" not in response.json()
     assert anonymous_public.status_code == 200
 
@@ -250,7 +251,7 @@ async def test_a_revocation_call_that_cannot_reach_the_store_renders_as_a_503_pr
     issuer: LocalIssuer, sqlite_store: str
 ) -> None:
     import fw
-    from fw.rdb import StoreUnavailable
+    from fw.auth.stores import StoreUnavailable
 
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
     async with serving(settings, sqlite_store) as (_, extension):
@@ -260,18 +261,18 @@ async def test_a_revocation_call_that_cannot_reach_the_store_renders_as_a_503_pr
     response = fw.write_problem(None, failed.value)
     assert response.status_code == 503
     assert b"127.0.0.1" not in response.body
-    assert b"service_unavailable" in response.body
+    assert b'"code":"unavailable"' in response.body
 
 
-class _CountingStore(RevocationStore):
+class _CountingStore(RdbRevocations):
     """A store whose lookups are counted and always answer "no entry"."""
 
     def __init__(self) -> None:
         self.lookups = 0
 
-    async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> Entries:
+    async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> RevocationEntries:
         self.lookups += 1
-        return Entries(None, None)
+        return RevocationEntries(None, None)
 
 
 def _verified(jti: str) -> VerifiedToken:

@@ -59,7 +59,7 @@ def test_admission_claim_admits_only_matching_identities(browser: Build, idp: Te
 def test_admission_registered_reads_the_allow_list(
     browser: Build, idp: TestIdentityProvider, sqlite_dsn: str
 ) -> None:
-    from fw.auth.admission import AllowList
+    from fw.auth.stores.rdb import RdbAllowList
     from fw.rdb import create_engine
 
     client, _ = browser(oidc={"admission": "registered"})
@@ -67,7 +67,7 @@ def test_admission_registered_reads_the_allow_list(
 
     async def register() -> None:
         engine = create_engine(sqlite_dsn)
-        await AllowList(engine).add(idp.issuer, "sub", "bob")
+        await RdbAllowList(engine).add(idp.issuer, "sub", "bob")
         await engine.dispose()
 
     asyncio.run(register())
@@ -188,18 +188,10 @@ def test_an_account_store_failure_during_login_is_a_503(browser: Build) -> None:
 
 
 def test_the_default_account_table_suspends_accounts(browser: Build, sqlite_dsn: str) -> None:
-    from fw.auth.accounts import AccountTable
-    from fw.rdb import create_engine
-
     client, _ = browser()
     client.login("alice")
     account_id = client.get("/me").json()["account_id"]
 
-    async def suspend() -> None:
-        engine = create_engine(sqlite_dsn)
-        await AccountTable(engine).set_active(account_id, False)
-        await engine.dispose()
-
-    asyncio.run(suspend())
+    assert asyncio.run(accounts.set_account_active(account_id, False))  # from a script: the configured store
     assert client.get("/me").json() == {"signed_in": False}
     assert client.login("alice").status_code == 403

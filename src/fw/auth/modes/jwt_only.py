@@ -18,28 +18,29 @@ from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fw.auth import admission as admission_policies
-from fw.auth import revocation
-from fw.auth.accounts import Account, AccountStoreUnavailable, AccountTable, Identity, resolve_account
+from fw.auth import revocation, runtime
+from fw.auth.accounts import AccountSeams, ClaimIsTheAccount, Identity
 from fw.auth.caller import Authentication, Caller, record
 from fw.auth.jwt.discovery import Discovery, DiscoveryError, jwks_uri_for
 from fw.auth.jwt.jwks import JwksCache
 from fw.auth.jwt.verifier import MAX_TOKEN_BYTES, Policy, TokenRejected, Verifier
 from fw.auth.protection import Protection
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.interfaces import AuthStore
+from fw.auth.stores.records import RecordKind
+from fw.auth.stores.select import check_auth_backend, open_auth_store
 from fw.errors import StartupError
 from fw.problems import Problem
-from fw.rdb import runtime as rdb_runtime
-from fw.rdb.engine import StoreUnavailable, create_engine, describe_dsn, require_tables
+from fw.rdb.engine import describe_dsn
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncEngine
-
     from fw.app import App, Extension
     from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth.jwt")
 
 _UNAUTHORIZED = Problem(status=401, code="unauthorized", headers={"WWW-Authenticate": "Bearer"})
-_UNAVAILABLE = Problem(status=503, code="service_unavailable")
+_UNAVAILABLE = StoreUnavailable()
 
 
 def _prebuilt(problem: Problem) -> tuple[Message, Message]:
@@ -70,7 +71,15 @@ class _Running:
 class JwtOnly:
     """The ``jwt_only`` extension: a middleware plus the startup checks that make it safe."""
 
-    def __init__(self, auth: AuthSettings, rdb_dsn: str, *, jwks_refetch_cooldown: float = 30.0) -> None:
+    def __init__(
+        self,
+        auth: AuthSettings,
+        rdb_dsn: str,
+        *,
+        app: object | None = None,
+        jwks_refetch_cooldown: float = 30.0,
+    ) -> None:
+        self.app = app
         self.auth = auth
         self.jwt = auth.jwt
         self.rdb_dsn = rdb_dsn
@@ -79,8 +88,9 @@ class JwtOnly:
         self.running: _Running | None = None
         self.jwks: JwksCache | None = None
         self._http: httpx.AsyncClient | None = None
-        self._engine: AsyncEngine | None = None
-        self._store: revocation.RevocationStore | None = None
+        self._store: AuthStore | None = None
+        self._lent: runtime.RunningAuth | None = None
+        self.accounts = AccountSeams(app, ClaimIsTheAccount())
 
     def routes(self) -> Sequence[BaseRoute]:
         return ()
@@ -95,6 +105,7 @@ class JwtOnly:
     async def startup(self) -> None:
         """Fetch the issuer's keys and open the store; any failure refuses the start, cleanly."""
         try:
+            check_auth_backend(self.auth.backend)
             keys = await self._load_keys()
             check = await self._open_store() if self.needs_store else None
         except BaseException:
@@ -112,7 +123,7 @@ class JwtOnly:
         )
         self.running = _Running(
             verifier=Verifier(policy, keys.key_for),
-            admission=admission_policies.build(jwt, self._engine),
+            admission=admission_policies.build(jwt, self._store.allowlist if self._store else None),
             revocation=check,
             protection=self.protection,
         )
@@ -140,21 +151,18 @@ class JwtOnly:
         return self.jwks
 
     async def _open_store(self) -> revocation.RevocationCheck | None:
-        """Connect to ``[middleware.rdb]``, check the tables, and build the revocation check."""
+        """Open the ``auth.backend`` store, check it, and build the revocation check."""
         jwt = self.jwt
-        tables = []
+        kinds: list[RecordKind] = []
         if jwt.revocation.mode != "off":
-            tables.append("fw_revocations")
+            kinds.append("revocations")
         if jwt.admission == "registered":
-            tables.append("fw_allowlist")
-        self._engine = create_engine(self.rdb_dsn)
-        await require_tables(self._engine, self.rdb_dsn, tables)
-        rdb_runtime.register(self._engine)
-        self._store = revocation.RevocationStore(self._engine, jwt.max_token_lifetime)
+            kinds.append("allowlist")
+        self._store = store = await open_auth_store(self.auth.backend, self.rdb_dsn, kinds)
         check = None
         if jwt.revocation.mode != "off":
             check = revocation.RevocationCheck(
-                self._store,
+                store.revocations,
                 jwt.revocation.mode,
                 on_unavailable=jwt.revocation.on_unavailable,
                 max_propagation_delay=jwt.revocation.max_propagation_delay,
@@ -164,25 +172,27 @@ class JwtOnly:
                     "auth.jwt.revocation.on_unavailable = admit: revoked tokens pass while the store is down"
                 )
             try:
-                await self._store.clean()
+                await store.revocations.clean()
             except StoreUnavailable as failure:
                 raise StartupError(
                     "middleware.rdb.dsn",
                     describe_dsn(self.rdb_dsn),
                     f"the revocation table cannot be used: {failure}",
                 ) from None
-        revocation.activate(self._store, check)
+        self._lent = runtime.RunningAuth(self.app, store, self.auth)
+        if check is not None:
+            self._lent.revocations_changed = check.forget
+        runtime.start(self._lent)
         return check
 
     async def shutdown(self) -> None:
         self.running = None
+        if self._lent is not None:
+            runtime.stop(self._lent)
+            self._lent = None
         if self._store is not None:
-            revocation.deactivate(self._store)
+            await self._store.close()
             self._store = None
-        if self._engine is not None:
-            rdb_runtime.unregister(self._engine)
-            await self._engine.dispose()
-            self._engine = None
         if self.jwks is not None:
             await self.jwks.close()
         if self._http is not None:
@@ -192,25 +202,7 @@ class JwtOnly:
 
 def extension(app: App, auth: AuthSettings, rdb_dsn: str) -> Extension:
     """The plugin's entry point for this mode."""
-    del app
-    return JwtOnly(auth, rdb_dsn)
-
-
-class _ClaimAccounts(AccountTable):
-    """Without an application resolver the account is the identity claim's value.
-
-    The authorization server owns the accounts in this mode, so fw keeps no table of its own;
-    an application that maps callers to local accounts registers ``fw.auth.set_account_resolver``.
-    """
-
-    def __init__(self) -> None:  # no engine: nothing is stored
-        pass
-
-    async def resolve(self, identity: Identity) -> Account | None:
-        return Account(identity.value, identity.display_name, identity.email)
-
-
-_CLAIM_IS_THE_ACCOUNT = _ClaimAccounts()
+    return JwtOnly(auth, rdb_dsn, app=app)
 
 
 def _authorization(scope: Scope) -> tuple[bool, str | None]:
@@ -294,10 +286,10 @@ class BearerMiddleware:
             return None
         identity = Identity(verified.issuer, self._claim, verified.identity, verified.claims)
         try:
-            account = await resolve_account(identity, _CLAIM_IS_THE_ACCOUNT)
-        except AccountStoreUnavailable as failure:
+            account = await self.extension.accounts.resolve(identity)
+        except StoreUnavailable as failure:
             logger.error("account resolver unavailable: %s", failure)
-            return StoreUnavailable(str(failure))
+            return failure
         if account is None or not account.active:
             logger.debug("bearer rejected: the account resolver refused the identity")
             return None

@@ -16,20 +16,14 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import httpx
-from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from fw.auth import admission as admissions
-from fw.auth.accounts import (
-    AccountStoreUnavailable,
-    AccountTable,
-    Identity,
-    mark_read,
-    resolve_account,
-)
+from fw.auth import runtime
+from fw.auth.accounts import AccountSeams, Identity, StoredAccounts
 from fw.auth.oidc import (
     OidcError,
     PendingLogin,
@@ -45,7 +39,6 @@ from fw.auth.oidc import (
 )
 from fw.auth.protection import Protection
 from fw.auth.redirects import loopback_host_header, safe_return_path
-from fw.auth.sessions.backends import open_store
 from fw.auth.sessions.cookies import expire_cookie, set_cookie
 from fw.auth.sessions.login_state import LOGIN_COOKIE, LOGIN_LIFETIME, LoginAttempt, LoginStates
 from fw.auth.sessions.manager import (
@@ -55,11 +48,12 @@ from fw.auth.sessions.manager import (
     SessionSummary,
 )
 from fw.auth.sessions.middleware import BrowserAuth, BrowserSessionMiddleware, cookie_secure
-from fw.auth.sessions.store import SessionStore, SessionStoreUnavailable
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.interfaces import AuthStore, SessionStore
+from fw.auth.stores.records import RecordKind
+from fw.auth.stores.select import check_auth_backend, open_auth_store, open_session_store
 from fw.errors import StartupError
 from fw.problems import Problem
-from fw.rdb import runtime
-from fw.rdb.engine import StoreUnavailable, create_engine, require_tables
 from fw.settings import AuthSettings, OidcSettings, RdbSettings, SessionSettings
 
 logger = logging.getLogger("fw.auth")
@@ -92,10 +86,7 @@ def check_settings(settings: BrowserLoginSettings) -> None:
         raise StartupError(
             "session.enabled", False, "browser login needs sessions; set session.enabled = true"
         )
-    if auth.backend in ("dynamo", "firestore"):
-        raise StartupError("auth.backend", auth.backend, f"this build has no {auth.backend} backend; use rdb")
-    if auth.backend != "rdb":
-        raise StartupError("auth.backend", auth.backend, "use rdb")
+    check_auth_backend(auth.backend)
     for name in ("login_path", "callback_path", "logout_path", "post_login_path"):
         value = getattr(auth, name)
         if not value.startswith("/") or "//" in value or "\\" in value:
@@ -163,14 +154,22 @@ def _login_failed(detail: str, status: int = 400, code: str = "login_failed") ->
 class OidcOnly:
     """The ``oidc_only`` extension plugged into the App."""
 
-    def __init__(self, settings: BrowserLoginSettings, *, http: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self,
+        settings: BrowserLoginSettings,
+        *,
+        http: httpx.AsyncClient | None = None,
+        app: object | None = None,
+    ) -> None:
+        self.app = app
         self.settings = settings
         self.auth = settings.auth
         self.oidc = settings.auth.oidc
         self._http = http
         self.provider: Provider | None = None
-        self.engine: AsyncEngine | None = None
-        self.account_table: AccountTable | None = None
+        self.auth_store: AuthStore | None = None
+        self.accounts = AccountSeams(app)
+        self._lent: runtime.RunningAuth | None = None
         self.store: SessionStore | None = None
         self.admission: admissions.Admission | None = None
         self.protection = Protection.from_patterns(self.auth.protection.include, self.auth.protection.exclude)
@@ -178,7 +177,7 @@ class OidcOnly:
         self.logins: LoginStates | None = None
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
-            accounts=lambda: self.account_table,
+            accounts=self.accounts,
             protection=self.protection,
             login_path=self.auth.login_path,
             unauthenticated=self.auth.protection.unauthenticated,
@@ -198,19 +197,17 @@ class OidcOnly:
 
     async def startup(self) -> None:
         check_settings(self.settings)
-        dsn = self.settings.rdb.dsn
-        engine = create_engine(dsn)
+        kinds: list[RecordKind] = ["accounts", "allowlist"]
+        if self.settings.session.backend == "rdb":
+            kinds.append("sessions")
+        auth_store = await open_auth_store(self.auth.backend, self.settings.rdb.dsn, kinds)
         store: SessionStore | None = None
         try:
-            tables = ["fw_accounts", "fw_allowlist"]
-            if self.settings.session.backend == "rdb":
-                tables.append("fw_sessions")
-            await require_tables(engine, dsn, tables)
-            store = open_store(self.settings.session, engine)
+            store = open_session_store(self.settings.session, auth_store)
             await store.check()
             try:
                 logins = LoginStates(await store.shared_key())
-            except SessionStoreUnavailable as error:
+            except StoreUnavailable as error:
                 raise StartupError(
                     "session.backend",
                     self.settings.session.backend,
@@ -219,11 +216,11 @@ class OidcOnly:
         except BaseException:
             if store is not None:
                 await store.close()
-            await engine.dispose()
+            await auth_store.close()
             raise
-        self.engine = engine
-        self.admission = admissions.build(self.oidc, engine)
-        self.account_table = AccountTable(engine)
+        self.auth_store = auth_store
+        self.admission = admissions.build(self.oidc, auth_store.allowlist)
+        self.accounts.default = StoredAccounts(auth_store.accounts)
         self.store = store
         self.logins = logins
         self.sessions_ready = Sessions(
@@ -234,18 +231,20 @@ class OidcOnly:
         self.provider = Provider(
             self.oidc.issuer, allow_loopback_http=self.oidc.allow_loopback_http, http=self._http
         )
-        runtime.register(engine)
+        self._lent = runtime.RunningAuth(self.app, auth_store, self.auth)
+        runtime.start(self._lent)
 
     async def shutdown(self) -> None:
+        if self._lent is not None:
+            runtime.stop(self._lent)
         if self.store is not None:
             await self.store.close()
         if self.provider is not None and self._http is None:
             await self.provider.aclose()
-        if self.engine is not None:
-            runtime.unregister(self.engine)
-            await self.engine.dispose()
-        self.engine = self.store = self.provider = self.sessions_ready = self.account_table = None
-        self.logins = self.admission = None
+        if self.auth_store is not None:
+            await self.auth_store.close()
+        self.auth_store = self.store = self.provider = self.sessions_ready = self._lent = None
+        self.logins = self.admission = self.accounts.default = None
 
     # Helpers.
     @property
@@ -434,8 +433,8 @@ class OidcOnly:
             create=self.oidc.auto_provision and self.oidc.admission != "existing",
         )
         try:
-            account = await resolve_account(identity, self.account_table)
-        except AccountStoreUnavailable as error:
+            account = await self.accounts.resolve(identity)
+        except StoreUnavailable as error:
             logger.error("account store unavailable during sign-in: %s", error)
             raise Problem(
                 "the account store cannot answer right now", status=503, code="unavailable"
@@ -454,11 +453,11 @@ class OidcOnly:
         )
         try:
             session_value = await self.sessions.start(summary, previous=request.cookies.get(SESSION_COOKIE))
-        except SessionStoreUnavailable:
+        except StoreUnavailable:
             raise Problem(
                 "the session store cannot answer right now", status=503, code="unavailable"
             ) from None
-        mark_read(account.account_id)
+        self.accounts.mark_read(account.account_id)
         target = safe_return_path(attempt.next) or self.auth.post_login_path
         response = RedirectResponse(target, status_code=303)
         ttl = int(self.sessions.ttl)
@@ -521,7 +520,7 @@ class OidcOnly:
         if value:
             try:
                 await self.sessions.end(value)
-            except SessionStoreUnavailable:
+            except StoreUnavailable:
                 raise Problem(
                     "the session store cannot answer right now", status=503, code="unavailable"
                 ) from None
@@ -554,4 +553,4 @@ def extension(app: object, auth: AuthSettings, rdb_dsn: str) -> OidcOnly:
     from fw.settings import SessionSettings
 
     session = configuration.config(SessionSettings)
-    return OidcOnly(BrowserLoginSettings(auth, session, RdbSettings(rdb_dsn)))
+    return OidcOnly(BrowserLoginSettings(auth, session, RdbSettings(rdb_dsn)), app=app)
