@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import text
 
+import fw
 import fw.auth
+import fw.auth.admission
 from fw.auth.jwt.verifier import VerifiedToken
+from fw.auth.modes.jwt_only import JwtOnly
 from fw.auth.revocation import RevocationCheck
 from fw.auth.stores import RevocationEntries
 from fw.auth.stores.rdb import RdbRevocations
 from fw.errors import StartupError
 from fw.rdb import create_engine
+from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
 
-from .conftest import bearer, serving
+from .conftest import api, bearer, serving
 from .settings import auth_settings, jwt_settings, revocation
 
 
@@ -306,3 +314,73 @@ async def test_with_zero_delay_nothing_is_cached() -> None:
     for _ in range(3):
         assert not await check.revoked(_verified("same"))
     assert store.lookups == 3
+
+
+@contextlib.asynccontextmanager
+async def _running_app(issuer: LocalIssuer, dsn: str) -> AsyncIterator[tuple[httpx.AsyncClient, fw.App]]:
+    """A jwt_only extension started for its own App, as the plugin builds it."""
+    app = fw.App()
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
+    extension = JwtOnly(settings, dsn, app=app)
+    await extension.startup()
+    try:
+        transport = httpx.ASGITransport(app=api(extension))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield client, app
+    finally:
+        await extension.shutdown()
+
+
+async def test_revocation_calls_act_on_the_app_named_by_app(
+    issuer: LocalIssuer, sqlite_store: str, tmp_path: Path
+) -> None:
+    other_store = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    await upgrade(other_store)
+    jti = uuid.uuid4().hex
+    token = issuer.mint(token_id=jti)
+    async with (
+        _running_app(issuer, sqlite_store) as (first, first_app),
+        _running_app(issuer, other_store) as (second, second_app),
+    ):
+        await fw.auth.revoke_token(issuer.url, jti, "only the first", app=first_app)
+        assert (await fw.auth.token_revoked(issuer.url, jti, app=first_app))[0]
+        assert await fw.auth.token_revoked(issuer.url, jti, app=second_app) == (False, None)
+        assert (await first.get("/api/me", headers=bearer(token))).status_code == 401
+        assert (await second.get("/api/me", headers=bearer(token))).status_code == 200
+        await fw.auth.reinstate_token(issuer.url, jti, app=first_app)
+        assert (await first.get("/api/me", headers=bearer(token))).status_code == 200
+
+
+async def test_with_several_apps_running_a_call_without_app_is_refused_naming_the_fix(
+    issuer: LocalIssuer, sqlite_store: str, tmp_path: Path
+) -> None:
+    other_store = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    await upgrade(other_store)
+    async with _running_app(issuer, sqlite_store), _running_app(issuer, other_store):
+        with pytest.raises(RuntimeError, match=r"several Apps .* pass app="):
+            await fw.auth.revoke_token(issuer.url, "some-jti")
+        with pytest.raises(RuntimeError, match="pass app="):
+            await fw.auth.admission.allow(issuer.url, "sub", "carol")
+
+
+async def test_a_call_naming_an_app_that_is_not_running_is_refused_naming_the_fix() -> None:
+    with pytest.raises(RuntimeError, match="not running; start it first"):
+        await fw.auth.revoke_subject("https://issuer.example", "alice", app=fw.App())
+
+
+async def test_the_allow_list_of_the_app_named_by_app_is_the_one_changed(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
+    app = fw.App()
+    settings = auth_settings(jwt_settings(issuer.url, admission="registered"))
+    extension = JwtOnly(settings, sqlite_store, app=app)
+    await extension.startup()
+    try:
+        transport = httpx.ASGITransport(app=api(extension))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            await fw.auth.admission.allow(issuer.url, "sub", "erin", app=app)
+            assert (await client.get("/api/me", headers=bearer(issuer.mint("erin")))).status_code == 200
+            assert await fw.auth.admission.disallow(issuer.url, "sub", "erin", app=app)
+            assert (await client.get("/api/me", headers=bearer(issuer.mint("erin")))).status_code == 401
+    finally:
+        await extension.shutdown()

@@ -195,3 +195,51 @@ def test_the_default_account_table_suspends_accounts(browser: Build, sqlite_dsn:
     assert asyncio.run(accounts.set_account_active(account_id, False))  # from a script: the configured store
     assert client.get("/me").json() == {"signed_in": False}
     assert client.login("alice").status_code == 403
+
+
+def test_an_app_given_its_own_resolver_uses_it_while_other_apps_keep_the_process_default(
+    browser: Build,
+) -> None:
+    fw.auth.set_account_resolver(lambda identity: Account("from-the-default"))
+    first, first_extension = browser()
+    second, _ = browser()
+    fw.auth.set_account_resolver(lambda identity: Account("its-own"), app=first_extension.app)
+    first.login("alice")
+    second.login("alice")
+    assert first.get("/me").json()["account_id"] == "its-own"
+    assert second.get("/me").json()["account_id"] == "from-the-default"
+    fw.auth.set_account_resolver(None, app=first_extension.app)  # back to the process default
+    first.login("alice")
+    assert first.get("/me").json()["account_id"] == "from-the-default"
+
+
+def test_an_app_given_its_own_lookup_rereads_through_it(browser: Build) -> None:
+    fw.auth.set_account_resolver(lambda identity: Account("acct-3"))
+    fw.auth.set_account_lookup(lambda account_id: Account(account_id))
+    first, first_extension = browser()
+    second, _ = browser()
+    fw.auth.set_account_lookup(lambda account_id: None, app=first_extension.app)  # deleted, for this App
+    first.login("alice")
+    second.login("alice")
+    fw.auth.forget_account("acct-3")
+    assert first.get("/me").json() == {"signed_in": False}
+    assert second.get("/me").json()["signed_in"] is True
+
+
+def test_forget_account_reaches_every_app_or_only_the_one_named() -> None:
+    one, other = fw.App(), fw.App()
+    first, second = accounts.AccountSeams(one), accounts.AccountSeams(other)
+    for seams in (first, second):
+        seams.mark_read("acct")
+    fw.auth.forget_account("acct", app=one)
+    assert first.reread_due("acct") and not second.reread_due("acct")
+    first.mark_read("acct")
+    fw.auth.forget_account("acct")
+    assert first.reread_due("acct") and second.reread_due("acct")
+
+
+def test_each_app_keeps_its_own_reread_clock() -> None:
+    first, second = accounts.AccountSeams(fw.App()), accounts.AccountSeams(fw.App())
+    first.mark_read("acct")
+    assert not first.reread_due("acct")
+    assert second.reread_due("acct")
