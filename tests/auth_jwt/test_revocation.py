@@ -19,8 +19,8 @@ import fw.auth.admission
 from fw.auth.jwt.verifier import VerifiedToken
 from fw.auth.modes.jwt_only import JwtOnly
 from fw.auth.revocation import RevocationCheck
-from fw.auth.stores import RevocationEntries
 from fw.auth.stores.rdb import RdbRevocations
+from fw.auth.stores.records import RevocationEntries
 from fw.errors import StartupError
 from fw.rdb import create_engine
 from fw.rdb.migrate import upgrade

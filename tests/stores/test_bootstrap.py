@@ -9,7 +9,8 @@ import os
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from fw.auth.stores import AuthStore, BootstrapRecord
+from fw.auth.stores import AuthStore
+from fw.auth.stores.records import AccountLink, BootstrapRecord
 
 from .conftest import unique
 from .test_passkeys import credential
@@ -19,7 +20,7 @@ async def _record(
     auth_store: AuthStore, *, expires_in: timedelta = timedelta(hours=72), attempts: int = 5
 ) -> BootstrapRecord:
     account = await auth_store.accounts.resolve(
-        unique("passkey"), unique("login"), display_name="", email="", create=True, active=False
+        AccountLink(unique("passkey"), unique("login"), "", ""), create=True, active=False
     )
     assert account is not None
     now = datetime.now(UTC).replace(microsecond=0)

@@ -6,7 +6,8 @@ import os
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from fw.auth.stores import AuthStore, PasskeyCredential
+from fw.auth.stores import AuthStore
+from fw.auth.stores.records import PasskeyCredential
 
 from .conftest import unique
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-from fw.auth.stores import AuthStore, RevocationEntries
+from fw.auth.stores import AuthStore
+from fw.auth.stores.records import RevocationEntries
 
 from .conftest import unique
 

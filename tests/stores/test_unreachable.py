@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 import fw
-from fw.auth.stores import AuthStore, BootstrapRecord, SessionStore, StoreUnavailable
+from fw.auth.stores import AuthStore, SessionStore, StoreUnavailable
+from fw.auth.stores.records import AccountLink, BootstrapRecord
 
 from .conftest import Backend
 from .test_passkeys import credential
@@ -19,7 +20,7 @@ NOW = datetime.now(UTC)
 BOOTSTRAP = BootstrapRecord("login", "acct", "initial_passkey", b"digest", NOW, NOW + timedelta(hours=1), 5)
 
 AUTH_CALLS: dict[str, Callable[[AuthStore], Awaitable[Any]]] = {
-    "accounts.resolve": lambda s: s.accounts.resolve("i", "v", display_name="", email="", create=True),
+    "accounts.resolve": lambda s: s.accounts.resolve(AccountLink("i", "v", "", ""), create=True),
     "accounts.get": lambda s: s.accounts.get("a"),
     "accounts.set_active": lambda s: s.accounts.set_active("a", False),
     "allowlist.contains_any": lambda s: s.allowlist.contains_any("i", [("sub", "v")]),

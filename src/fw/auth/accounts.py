@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeAlias
 from fw.auth.runtime import auth_for_call
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AccountStore
-from fw.auth.stores.records import StoredAccount
+from fw.auth.stores.records import AccountLink, StoredAccount
 
 #: A logged-in request re-reads its account at most this often (seconds), per account and App.
 REREAD_INTERVAL = 30.0
@@ -147,14 +147,8 @@ class StoredAccounts:
         self.store = store
 
     async def resolve(self, identity: Identity) -> Account | None:
-        stored = await self.store.resolve(
-            identity.issuer,
-            identity.value,
-            display_name=identity.display_name,
-            email=identity.email,
-            create=identity.create,
-        )
-        return _account(stored)
+        link = AccountLink(identity.issuer, identity.value, identity.display_name, identity.email)
+        return _account(await self.store.resolve(link, create=identity.create))
 
     async def lookup(self, account_id: str) -> Account | None:
         return _account(await self.store.get(account_id))

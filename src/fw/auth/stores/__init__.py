@@ -2,7 +2,8 @@
 
 - :mod:`~fw.auth.stores.interfaces`: the interfaces (accounts, allow-list, revocations,
   sessions, ceremonies, passkeys, bootstrap) and :class:`AuthStore`, all of ``auth.backend``;
-- :mod:`~fw.auth.stores.records`: the records they exchange;
+- :mod:`~fw.auth.stores.records`: the records they exchange (``StoredAccount``,
+  ``PasskeyCredential``, ``BootstrapRecord``...);
 - :mod:`~fw.auth.stores.rdb`, :mod:`~fw.auth.stores.redis`, :mod:`~fw.auth.stores.cookie`: engines;
 - :mod:`~fw.auth.stores.select`: ``auth.backend`` / ``session.backend`` to a store.
 
@@ -21,29 +22,15 @@ from fw.auth.stores.interfaces import (
     RevocationStore,
     SessionStore,
 )
-from fw.auth.stores.records import (
-    BootstrapRecord,
-    PasskeyCredential,
-    RecordKind,
-    RevocationEntries,
-    RevocationKind,
-    StoredAccount,
-)
 
 __all__ = [
     "AccountStore",
     "AllowListStore",
     "AuthStore",
-    "BootstrapRecord",
     "BootstrapStore",
     "CeremonyStore",
-    "PasskeyCredential",
     "PasskeyStore",
-    "RecordKind",
-    "RevocationEntries",
-    "RevocationKind",
     "RevocationStore",
     "SessionStore",
     "StoreUnavailable",
-    "StoredAccount",
 ]

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from fw.auth.stores.records import (
+    AccountLink,
     BootstrapRecord,
     PasskeyCredential,
     RecordKind,
@@ -27,16 +28,7 @@ from fw.auth.stores.tokens import Record
 class AccountStore(Protocol):
     """fw's own accounts, used when the application registers no account seams."""
 
-    async def resolve(
-        self,
-        issuer: str,
-        claim_value: str,
-        *,
-        display_name: str,
-        email: str,
-        create: bool,
-        active: bool = True,
-    ) -> StoredAccount | None:
+    async def resolve(self, link: AccountLink, *, create: bool, active: bool = True) -> StoredAccount | None:
         """The account linked to (issuer, claim value), its name and e-mail refreshed.
 
         Unknown: created (``active`` as given) when ``create``, else ``None``. Two concurrent

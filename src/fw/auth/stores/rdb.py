@@ -19,16 +19,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, Select, and_, bindparam, case, delete, insert, or_, select, update
+from sqlalchemy import Executable, Row, Select, and_, bindparam, case, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.records import (
+    AccountLink,
     BootstrapRecord,
     PasskeyCredential,
-    RecordKind,
     RevocationEntries,
     RevocationKind,
     StoredAccount,
@@ -46,7 +46,8 @@ from fw.rdb.tables import (
     utc,
 )
 
-TABLES: dict[RecordKind, str] = {
+#: Record kind (see :data:`~fw.auth.stores.records.RecordKind`) -> the table it lives in.
+TABLES: dict[str, str] = {
     "accounts": ACCOUNTS.name,
     "allowlist": ALLOWLIST.name,
     "revocations": REVOCATIONS.name,
@@ -55,6 +56,9 @@ TABLES: dict[RecordKind, str] = {
     "passkeys": PASSKEYS.name,
     "bootstrap": BOOTSTRAP.name,
 }
+
+#: A row of any select.
+AnyRow = Row[*tuple[Any, ...]]
 
 _PURGE_CHANCE = 1 / 64
 #: The shared key's row never expires, so the purge of expired sessions leaves it alone.
@@ -79,9 +83,39 @@ def _at(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def _insert(conn: AsyncConnection) -> Any:
+def _insert(engine: AsyncEngine) -> Any:
     """The dialect's INSERT, which offers ON CONFLICT on both engines."""
-    return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    return postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+
+
+async def _write(engine: AsyncEngine, *statements: Executable) -> int:
+    """Statements in one transaction; how many rows the last one touched."""
+    with _answering():
+        async with engine.begin() as conn:
+            for statement in statements:
+                result = await conn.execute(statement)
+    return int(result.rowcount or 0)
+
+
+async def _first(engine: AsyncEngine, query: Executable) -> AnyRow | None:
+    """The first row of a one-statement read (autocommit on PostgreSQL)."""
+    with _answering():
+        async with reader(engine).connect() as conn:
+            return (await conn.execute(query)).first()
+
+
+def _document(row: AnyRow | None) -> dict[str, Any] | None:
+    """The JSON ``data`` of a row carrying ``expires_at``, unless missing or expired."""
+    if row is None or utc(row.expires_at) <= _now():
+        return None
+    data = json.loads(row.data)
+    return data if isinstance(data, dict) else None
+
+
+def _stored(row: AnyRow, link: AccountLink) -> StoredAccount:
+    return StoredAccount(
+        row.account_id, link.issuer, link.claim_value, link.display_name, link.email, bool(row.active)
+    )
 
 
 class RdbAccounts:
@@ -90,72 +124,50 @@ class RdbAccounts:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def resolve(
-        self,
-        issuer: str,
-        claim_value: str,
-        *,
-        display_name: str,
-        email: str,
-        create: bool,
-        active: bool = True,
-    ) -> StoredAccount | None:
-        link = and_(ACCOUNTS.c.issuer == issuer, ACCOUNTS.c.claim_value == claim_value)
+    async def resolve(self, link: AccountLink, *, create: bool, active: bool = True) -> StoredAccount | None:
+        linked = and_(ACCOUNTS.c.issuer == link.issuer, ACCOUNTS.c.claim_value == link.claim_value)
+        names = {"display_name": link.display_name, "email": link.email}
         with _answering():
             for _ in range(2):
                 try:
                     async with self.engine.begin() as conn:
-                        row = (await conn.execute(select(ACCOUNTS).where(link))).first()
+                        row = (await conn.execute(select(ACCOUNTS).where(linked))).first()
                         if row is not None:
-                            if (display_name, email) != (row.display_name, row.email):
-                                await conn.execute(
-                                    update(ACCOUNTS)
-                                    .where(ACCOUNTS.c.account_id == row.account_id)
-                                    .values(display_name=display_name, email=email)
-                                )
-                            return StoredAccount(
-                                row.account_id, issuer, claim_value, display_name, email, bool(row.active)
-                            )
+                            if (link.display_name, link.email) != (row.display_name, row.email):
+                                mine = ACCOUNTS.c.account_id == row.account_id
+                                await conn.execute(update(ACCOUNTS).where(mine).values(**names))
+                            return _stored(row, link)
                         if not create:
                             return None
-                        account = StoredAccount(
-                            uuid.uuid4().hex, issuer, claim_value, display_name, email, active
-                        )
+                        account_id = uuid.uuid4().hex
                         await conn.execute(
                             insert(ACCOUNTS).values(
-                                account_id=account.account_id,
-                                issuer=issuer,
-                                claim_value=claim_value,
-                                display_name=display_name,
-                                email=email,
+                                account_id=account_id,
+                                issuer=link.issuer,
+                                claim_value=link.claim_value,
                                 active=active,
                                 created_at=_now(),
+                                **names,
                             )
                         )
-                        return account
+                        return StoredAccount(
+                            account_id, link.issuer, link.claim_value, **names, active=active
+                        )
                 except IntegrityError:
                     continue  # a concurrent first sign-in created the account: read theirs
         raise StoreUnavailable("the account could neither be read nor created")
 
     async def get(self, account_id: str) -> StoredAccount | None:
-        with _answering():
-            async with reader(self.engine).connect() as conn:
-                row = (
-                    await conn.execute(select(ACCOUNTS).where(ACCOUNTS.c.account_id == account_id))
-                ).first()
-        if row is None:
-            return None
-        return StoredAccount(
-            row.account_id, row.issuer, row.claim_value, row.display_name, row.email, bool(row.active)
+        row = await _first(self.engine, select(ACCOUNTS).where(ACCOUNTS.c.account_id == account_id))
+        return (
+            _stored(row, AccountLink(row.issuer, row.claim_value, row.display_name, row.email))
+            if row
+            else None
         )
 
     async def set_active(self, account_id: str, active: bool) -> bool:
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(
-                    update(ACCOUNTS).where(ACCOUNTS.c.account_id == account_id).values(active=active)
-                )
-        return bool(result.rowcount)
+        mine = ACCOUNTS.c.account_id == account_id
+        return bool(await _write(self.engine, update(ACCOUNTS).where(mine).values(active=active)))
 
 
 class RdbAllowList:
@@ -169,22 +181,15 @@ class RdbAllowList:
             return False
         condition = or_(*(and_(ALLOWLIST.c.claim == c, ALLOWLIST.c.value == v) for c, v in pairs))
         query = select(ALLOWLIST.c.claim).where(ALLOWLIST.c.issuer == issuer, condition).limit(1)
-        with _answering():
-            async with reader(self.engine).connect() as conn:
-                return (await conn.execute(query)).first() is not None
+        return await _first(self.engine, query) is not None
 
     async def add(self, issuer: str, claim: str, value: str, note: str = "") -> None:
         row = {"issuer": issuer, "claim": claim, "value": value, "note": note, "created_at": _now()}
-        with _answering():
-            async with self.engine.begin() as conn:
-                await conn.execute(_insert(conn)(ALLOWLIST).values(**row).on_conflict_do_nothing())
+        await _write(self.engine, _insert(self.engine)(ALLOWLIST).values(**row).on_conflict_do_nothing())
 
     async def remove(self, issuer: str, claim: str, value: str) -> bool:
         entry = and_(ALLOWLIST.c.issuer == issuer, ALLOWLIST.c.claim == claim, ALLOWLIST.c.value == value)
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(delete(ALLOWLIST).where(entry))
-        return bool(result.rowcount)
+        return bool(await _write(self.engine, delete(ALLOWLIST).where(entry)))
 
 
 def _lookup_query(by_token: bool, by_subject: bool) -> Select[str, datetime]:
@@ -230,23 +235,17 @@ class RdbRevocations:
             "expires_at": expires_at,
             "note": note,
         }
-        with _answering():
-            async with self.engine.begin() as conn:
-                statement = _insert(conn)(REVOCATIONS).values(**row)
-                statement = statement.on_conflict_do_update(
-                    index_elements=["issuer", "kind", "key"],
-                    set_={"stamp": stamp, "expires_at": expires_at, "note": note},
-                )
-                await conn.execute(statement)
-                await conn.execute(delete(REVOCATIONS).where(REVOCATIONS.c.expires_at <= stamp))
+        upsert = _insert(self.engine)(REVOCATIONS).values(**row)
+        upsert = upsert.on_conflict_do_update(
+            index_elements=["issuer", "kind", "key"],
+            set_={"stamp": stamp, "expires_at": expires_at, "note": note},
+        )
+        await _write(self.engine, upsert, delete(REVOCATIONS).where(REVOCATIONS.c.expires_at <= stamp))
         return stamp
 
     async def remove(self, issuer: str, kind: RevocationKind, key: str) -> bool:
         entry = and_(REVOCATIONS.c.issuer == issuer, REVOCATIONS.c.kind == kind, REVOCATIONS.c.key == key)
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(delete(REVOCATIONS).where(entry))
-        return bool(result.rowcount)
+        return bool(await _write(self.engine, delete(REVOCATIONS).where(entry)))
 
     async def stamp(self, issuer: str, kind: RevocationKind, key: str) -> datetime | None:
         query = select(REVOCATIONS.c.stamp).where(
@@ -272,10 +271,7 @@ class RdbRevocations:
         return RevocationEntries(found.get("token"), found.get("subject"))
 
     async def clean(self) -> int:
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(delete(REVOCATIONS).where(REVOCATIONS.c.expires_at <= _now()))
-        return int(result.rowcount or 0)
+        return await _write(self.engine, delete(REVOCATIONS).where(REVOCATIONS.c.expires_at <= _now()))
 
 
 def _when(timestamp: float) -> datetime:
@@ -313,11 +309,7 @@ class RdbSessions:
         )
         with _answering():
             async with self.engine.connect() as conn:
-                row = (await conn.execute(query)).first()
-        if row is None or utc(row.expires_at) <= _now():
-            return None
-        data = json.loads(row.data)
-        return data if isinstance(data, dict) else None
+                return _document((await conn.execute(query)).first())
 
     async def update(self, value: str, record: Record, expires_at: float) -> str:
         statement = (
@@ -325,24 +317,16 @@ class RdbSessions:
             .where(SESSIONS.c.token_hash == token_digest(value))
             .values(data=json.dumps(record, separators=(",", ":")), expires_at=_when(expires_at))
         )
-        with _answering():
-            async with self.engine.begin() as conn:
-                await conn.execute(statement)
+        await _write(self.engine, statement)
         return value
 
     async def delete(self, value: str) -> None:
-        if not well_formed(value):
-            return
-        with _answering():
-            async with self.engine.begin() as conn:
-                await conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash == token_digest(value)))
+        if well_formed(value):
+            await _write(self.engine, delete(SESSIONS).where(SESSIONS.c.token_hash == token_digest(value)))
 
     async def delete_account(self, account_id: str) -> int:
         mine = and_(SESSIONS.c.account_id == account_id, SESSIONS.c.token_hash != SHARED_KEY_ID)
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(delete(SESSIONS).where(mine))
-        return int(result.rowcount or 0)
+        return await _write(self.engine, delete(SESSIONS).where(mine))
 
     async def shared_key(self) -> bytes:
         """Read the key row; the first process to find none inserts it, racing ones read the winner's."""
@@ -382,12 +366,10 @@ class RdbCeremonies:
 
     async def put(self, key: str, record: dict[str, Any], expires_at: datetime) -> bool:
         row = {"key": key, "data": json.dumps(record, separators=(",", ":")), "expires_at": _at(expires_at)}
-        with _answering():
-            async with self.engine.begin() as conn:
-                # Expired records are dead: drop them, so an expired holder of ``key`` gives way too.
-                await conn.execute(delete(CEREMONIES).where(CEREMONIES.c.expires_at <= _now()))
-                result = await conn.execute(_insert(conn)(CEREMONIES).values(**row).on_conflict_do_nothing())
-        return bool(result.rowcount)
+        # Expired records are dead: drop them, so an expired holder of ``key`` gives way too.
+        purge = delete(CEREMONIES).where(CEREMONIES.c.expires_at <= _now())
+        added = _insert(self.engine)(CEREMONIES).values(**row).on_conflict_do_nothing()
+        return bool(await _write(self.engine, purge, added))
 
     async def take(self, key: str) -> dict[str, Any] | None:
         statement = (
@@ -397,15 +379,15 @@ class RdbCeremonies:
         )
         with _answering():
             async with self.engine.begin() as conn:
-                row = (await conn.execute(statement)).first()
-        if row is None or utc(row.expires_at) <= _now():
-            return None
-        data = json.loads(row.data)
-        return data if isinstance(data, dict) else None
+                return _document((await conn.execute(statement)).first())
 
 
 def _credential_key(credential_id: bytes) -> str:
     return base64.urlsafe_b64encode(credential_id).rstrip(b"=").decode("ascii")
+
+
+def _credential_is(credential_id: bytes) -> Any:
+    return PASSKEYS.c.credential_id == _credential_key(credential_id)
 
 
 def _credential_row(credential: PasskeyCredential) -> dict[str, Any]:
@@ -423,7 +405,7 @@ def _credential_row(credential: PasskeyCredential) -> dict[str, Any]:
     }
 
 
-def _credential(row: Row[Any]) -> PasskeyCredential:
+def _credential(row: AnyRow) -> PasskeyCredential:
     key = row.credential_id
     return PasskeyCredential(
         credential_id=base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)),
@@ -446,11 +428,8 @@ class RdbPasskeys:
         self.engine = engine
 
     async def add(self, credential: PasskeyCredential) -> bool:
-        with _answering():
-            async with self.engine.begin() as conn:
-                statement = _insert(conn)(PASSKEYS).values(**_credential_row(credential))
-                result = await conn.execute(statement.on_conflict_do_nothing())
-        return bool(result.rowcount)
+        added = _insert(self.engine)(PASSKEYS).values(**_credential_row(credential)).on_conflict_do_nothing()
+        return bool(await _write(self.engine, added))
 
     async def by_account(self, account_id: str) -> list[PasskeyCredential]:
         query = (
@@ -464,20 +443,12 @@ class RdbPasskeys:
         return [_credential(row) for row in rows]
 
     async def get(self, credential_id: bytes) -> PasskeyCredential | None:
-        query = select(PASSKEYS).where(PASSKEYS.c.credential_id == _credential_key(credential_id))
-        with _answering():
-            async with reader(self.engine).connect() as conn:
-                row = (await conn.execute(query)).first()
+        row = await _first(self.engine, select(PASSKEYS).where(_credential_is(credential_id)))
         return _credential(row) if row is not None else None
 
     async def remove(self, account_id: str, credential_id: bytes) -> bool:
-        mine = and_(
-            PASSKEYS.c.account_id == account_id, PASSKEYS.c.credential_id == _credential_key(credential_id)
-        )
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(delete(PASSKEYS).where(mine))
-        return bool(result.rowcount)
+        mine = and_(PASSKEYS.c.account_id == account_id, _credential_is(credential_id))
+        return bool(await _write(self.engine, delete(PASSKEYS).where(mine)))
 
     async def record_use(
         self, credential_id: bytes, *, sign_count: int, backed_up: bool, used_at: datetime
@@ -486,13 +457,10 @@ class RdbPasskeys:
         moves_up = PASSKEYS.c.sign_count == 0 if sign_count == 0 else PASSKEYS.c.sign_count < sign_count
         statement = (
             update(PASSKEYS)
-            .where(PASSKEYS.c.credential_id == _credential_key(credential_id), moves_up)
+            .where(_credential_is(credential_id), moves_up)
             .values(sign_count=sign_count, backed_up=backed_up, last_used_at=_at(used_at))
         )
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(statement)
-        return bool(result.rowcount)
+        return bool(await _write(self.engine, statement))
 
 
 class _Undo(Exception):
@@ -522,17 +490,13 @@ class RdbBootstrap:
             "attempts_left": record.attempts_left,
             "redeemed": record.redeemed,
         }
-        with _answering():
-            async with self.engine.begin() as conn:
-                statement = _insert(conn)(BOOTSTRAP).values(**row)
-                changes = {name: value for name, value in row.items() if name != "login_id"}
-                await conn.execute(statement.on_conflict_do_update(index_elements=["login_id"], set_=changes))
+        changes = {name: value for name, value in row.items() if name != "login_id"}
+        upsert = _insert(self.engine)(BOOTSTRAP).values(**row)
+        await _write(self.engine, upsert.on_conflict_do_update(index_elements=["login_id"], set_=changes))
 
     async def get(self, login_id: str) -> BootstrapRecord | None:
         query = select(BOOTSTRAP).where(BOOTSTRAP.c.login_id == login_id, BOOTSTRAP.c.expires_at > _now())
-        with _answering():
-            async with reader(self.engine).connect() as conn:
-                row = (await conn.execute(query)).first()
+        row = await _first(self.engine, query)
         if row is None:
             return None
         return BootstrapRecord(
@@ -552,19 +516,13 @@ class RdbBootstrap:
             .where(self._open(login_id), BOOTSTRAP.c.attempts_left > 0)
             .values(attempts_left=BOOTSTRAP.c.attempts_left - 1)
         )
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(statement)
-        return bool(result.rowcount)
+        return bool(await _write(self.engine, statement))
 
     async def redeem(self, login_id: str, enrollment_expires_at: datetime) -> bool:
         until = _at(enrollment_expires_at)
         sooner = case((BOOTSTRAP.c.expires_at < until, BOOTSTRAP.c.expires_at), else_=until)
         statement = update(BOOTSTRAP).where(self._open(login_id)).values(redeemed=True, expires_at=sooner)
-        with _answering():
-            async with self.engine.begin() as conn:
-                result = await conn.execute(statement)
-        return bool(result.rowcount)
+        return bool(await _write(self.engine, statement))
 
     async def enroll(self, login_id: str, credential: PasskeyCredential) -> bool:
         redeemed = and_(
@@ -578,7 +536,7 @@ class RdbBootstrap:
                 async with self.engine.begin() as conn:
                     if not (await conn.execute(delete(BOOTSTRAP).where(redeemed))).rowcount:
                         raise _Undo
-                    added = _insert(conn)(PASSKEYS).values(**_credential_row(credential))
+                    added = _insert(self.engine)(PASSKEYS).values(**_credential_row(credential))
                     if not (await conn.execute(added.on_conflict_do_nothing())).rowcount:
                         raise _Undo
                     owner = ACCOUNTS.c.account_id == credential.account_id
@@ -608,7 +566,7 @@ class RdbStore:
         """A store on a new engine (no connection is made until the first query)."""
         return cls(create_engine(dsn), dsn)
 
-    async def require(self, kinds: Iterable[RecordKind]) -> None:
+    async def require(self, kinds: Iterable[str]) -> None:
         await require_tables(self.engine, self.dsn, [TABLES[kind] for kind in kinds])
 
     def sessions(self) -> RdbSessions:

@@ -21,6 +21,16 @@ RecordKind = Literal[
 
 
 @dataclass(frozen=True, slots=True)
+class AccountLink:
+    """Who signed in: the link (issuer, identity-claim value) and the names given this time."""
+
+    issuer: str
+    claim_value: str
+    display_name: str = ""
+    email: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class StoredAccount:
     """One account of fw's own account store, linked by (issuer, identity-claim value)."""
 
