@@ -169,14 +169,14 @@ class _Greeter:
 def test_an_app_composes_the_extension_of_every_registered_factory(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[_Greeter] = []
 
-    def greeter() -> _Greeter:
+    def greeter(app: object) -> _Greeter:
         built.append(_Greeter())
         return built[-1]
 
     monkeypatch.setattr(extension_module, "_factories", [])
     extension_module.register_extension(greeter)
     extension_module.register_extension(greeter)  # the same factory twice is composed once
-    extension_module.register_extension(lambda: None)  # a pillar that is off adds nothing
+    extension_module.register_extension(lambda app: None)  # a pillar that is off adds nothing
     with TestClient(fw.App()) as client:
         assert client.get("/hello").json() == {"started": True}
     with TestClient(fw.App()) as client:  # each App gets its own extension

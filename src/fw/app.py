@@ -107,7 +107,7 @@ class App:
         """
         if self._extensions is None:
             _config.ensure_parsed()
-            self._extensions = build_extensions()
+            self._extensions = build_extensions(self)
         return self._extensions
 
     def build(self) -> ASGIApp:

@@ -31,8 +31,9 @@ class Extension(Protocol):
     async def shutdown(self) -> None: ...
 
 
-#: Builds a pillar's extension from the parsed configuration; ``None`` while the pillar is off.
-ExtensionFactory = Callable[[], "Extension | None"]
+#: Builds a pillar's extension for one App (passed as an opaque handle, so pillars can scope
+#: their own state to it) from the parsed configuration; ``None`` while the pillar is off.
+ExtensionFactory = Callable[[object], "Extension | None"]
 
 _factories: list[ExtensionFactory] = []
 
@@ -44,6 +45,6 @@ def register_extension(factory: ExtensionFactory) -> ExtensionFactory:
     return factory
 
 
-def build_extensions() -> list[Extension]:
-    """The extensions the registered factories build for one App, in registration order."""
-    return [extension for factory in _factories if (extension := factory()) is not None]
+def build_extensions(app: object) -> list[Extension]:
+    """The extensions the registered factories build for ``app``, in registration order."""
+    return [extension for factory in _factories if (extension := factory(app)) is not None]

@@ -7,7 +7,8 @@ import uuid
 import pytest
 
 from fw.auth import admission
-from fw.auth.admission import AllowList, ClaimMatch, Registered, parse_pointer, values_at
+from fw.auth.admission import ClaimMatch, Registered, parse_pointer, values_at
+from fw.auth.stores.rdb import RdbAllowList
 from fw.rdb import create_engine
 from fw.testing.issuer import LocalIssuer
 
@@ -57,7 +58,7 @@ async def test_registered_admission_reads_the_allow_list(store: str) -> None:
     engine = create_engine(store)
     issuer = f"https://issuer-{uuid.uuid4().hex}.example"
     try:
-        allow = AllowList(engine)
+        allow = RdbAllowList(engine)
         policy = Registered(allow, ["sub", "email"])
         assert not await policy.admits(issuer, {"sub": "u1", "email": "u1@example.com"})
         await allow.add(issuer, "email", "u1@example.com", "invited")

@@ -211,3 +211,16 @@ def test_the_doctor_reports_admit_on_unavailable_as_an_error(
     configure(_toml(issuer, revocation="both", extra='revocation.on_unavailable = "admit"'))
     lines = configuration.doctor_report()
     assert any(line.startswith("error:") and "on_unavailable" in line for line in lines)
+
+
+@pytest.mark.parametrize("backend", ["dynamo", "firestore", "memcached"])
+@pytest.mark.parametrize("revocation", ["off", "both"])
+async def test_an_auth_backend_fw_cannot_serve_refuses_to_start_instead_of_falling_back_to_sqlite(
+    configure: Configure, issuer: LocalIssuer, tmp_path: Path, backend: str, revocation: str
+) -> None:
+    configure(_toml(issuer, revocation=revocation).replace("[auth]\n", f'[auth]\nbackend = "{backend}"\n'))
+    app = _app()
+    with pytest.raises(StartupError) as refused:
+        await app.startup()
+    assert (refused.value.key, refused.value.value) == ("auth.backend", backend)
+    assert not (tmp_path / "fw.sqlite3").exists()  # nothing was kept in the default SQLite file

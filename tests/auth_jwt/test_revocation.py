@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import text
 
+import fw
 import fw.auth
+import fw.auth.admission
 from fw.auth.jwt.verifier import VerifiedToken
-from fw.auth.revocation import Entries, RevocationCheck, RevocationStore
+from fw.auth.modes.jwt_only import JwtOnly
+from fw.auth.revocation import RevocationCheck
+from fw.auth.stores.rdb import RdbRevocations
+from fw.auth.stores.records import RevocationEntries
 from fw.errors import StartupError
 from fw.rdb import create_engine
+from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
 
-from .conftest import bearer, serving
+from .conftest import api, bearer, serving
 from .settings import auth_settings, jwt_settings, revocation
 
 
@@ -123,13 +133,12 @@ async def test_revocation_reads_bypass_the_cache_and_return_the_stamp(
 async def test_entries_expire_after_max_token_lifetime(store: str) -> None:
     engine = create_engine(store)
     try:
-        short = RevocationStore(engine, timedelta(seconds=-1))
+        revocations = RdbRevocations(engine)
         issuer = f"https://issuer-{uuid.uuid4().hex}.example"
-        await short.put(issuer, "token", "old", "")
-        assert await short.stamp(issuer, "token", "old") is None
-        lasting = RevocationStore(engine, timedelta(hours=1))
-        await lasting.put(issuer, "token", "new", "")
-        assert await lasting.stamp(issuer, "token", "new") is not None
+        await revocations.put(issuer, "token", "old", "", timedelta(seconds=-1))
+        assert await revocations.stamp(issuer, "token", "old") is None
+        await revocations.put(issuer, "token", "new", "", timedelta(hours=1))
+        assert await revocations.stamp(issuer, "token", "new") is not None
         async with engine.connect() as conn:
             rows = (
                 await conn.execute(
@@ -153,7 +162,7 @@ async def test_a_revocation_made_elsewhere_may_pass_for_up_to_the_propagation_de
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
         # Another process revokes (a store of its own, not this App's).
         engine = create_engine(sqlite_store)
-        await RevocationStore(engine, timedelta(hours=1)).put(issuer.url, "token", jti, "")
+        await RdbRevocations(engine).put(issuer.url, "token", jti, "", timedelta(hours=1))
         await engine.dispose()
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200  # cached answer
         await fw.auth.revoke_token(issuer.url, jti)  # through this process: visible at once
@@ -169,7 +178,7 @@ async def test_with_zero_delay_the_store_is_read_on_every_request(
     async with serving(settings, sqlite_store) as (client, _):
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
         engine = create_engine(sqlite_store)
-        await RevocationStore(engine, timedelta(hours=1)).put(issuer.url, "token", jti, "")
+        await RdbRevocations(engine).put(issuer.url, "token", jti, "", timedelta(hours=1))
         await engine.dispose()
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
 
@@ -181,7 +190,7 @@ async def test_revocation_fails_closed_when_the_store_is_unreachable(issuer: Loc
         response = await client.get("/api/me", headers=bearer(issuer.mint()))
         anonymous_public = await client.get("/public")
     assert response.status_code == 503
-    assert response.json()["code"] == "service_unavailable"
+    assert response.json()["code"] == "unavailable"
     assert "errors" not in response.json()
     assert anonymous_public.status_code == 200
 
@@ -250,7 +259,7 @@ async def test_a_revocation_call_that_cannot_reach_the_store_renders_as_a_503_pr
     issuer: LocalIssuer, sqlite_store: str
 ) -> None:
     import fw
-    from fw.rdb import StoreUnavailable
+    from fw.auth.stores import StoreUnavailable
 
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
     async with serving(settings, sqlite_store) as (_, extension):
@@ -260,18 +269,18 @@ async def test_a_revocation_call_that_cannot_reach_the_store_renders_as_a_503_pr
     response = fw.write_problem(None, failed.value)
     assert response.status_code == 503
     assert b"127.0.0.1" not in response.body
-    assert b"service_unavailable" in response.body
+    assert b'"code":"unavailable"' in response.body
 
 
-class _CountingStore(RevocationStore):
+class _CountingStore(RdbRevocations):
     """A store whose lookups are counted and always answer "no entry"."""
 
     def __init__(self) -> None:
         self.lookups = 0
 
-    async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> Entries:
+    async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> RevocationEntries:
         self.lookups += 1
-        return Entries(None, None)
+        return RevocationEntries(None, None)
 
 
 def _verified(jti: str) -> VerifiedToken:
@@ -305,3 +314,73 @@ async def test_with_zero_delay_nothing_is_cached() -> None:
     for _ in range(3):
         assert not await check.revoked(_verified("same"))
     assert store.lookups == 3
+
+
+@contextlib.asynccontextmanager
+async def _running_app(issuer: LocalIssuer, dsn: str) -> AsyncIterator[tuple[httpx.AsyncClient, fw.App]]:
+    """A jwt_only extension started for its own App, as the plugin builds it."""
+    app = fw.App()
+    settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
+    extension = JwtOnly(settings, dsn, app=app)
+    await extension.startup()
+    try:
+        transport = httpx.ASGITransport(app=api(extension))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield client, app
+    finally:
+        await extension.shutdown()
+
+
+async def test_revocation_calls_act_on_the_app_named_by_app(
+    issuer: LocalIssuer, sqlite_store: str, tmp_path: Path
+) -> None:
+    other_store = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    await upgrade(other_store)
+    jti = uuid.uuid4().hex
+    token = issuer.mint(token_id=jti)
+    async with (
+        _running_app(issuer, sqlite_store) as (first, first_app),
+        _running_app(issuer, other_store) as (second, second_app),
+    ):
+        await fw.auth.revoke_token(issuer.url, jti, "only the first", app=first_app)
+        assert (await fw.auth.token_revoked(issuer.url, jti, app=first_app))[0]
+        assert await fw.auth.token_revoked(issuer.url, jti, app=second_app) == (False, None)
+        assert (await first.get("/api/me", headers=bearer(token))).status_code == 401
+        assert (await second.get("/api/me", headers=bearer(token))).status_code == 200
+        await fw.auth.reinstate_token(issuer.url, jti, app=first_app)
+        assert (await first.get("/api/me", headers=bearer(token))).status_code == 200
+
+
+async def test_with_several_apps_running_a_call_without_app_is_refused_naming_the_fix(
+    issuer: LocalIssuer, sqlite_store: str, tmp_path: Path
+) -> None:
+    other_store = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    await upgrade(other_store)
+    async with _running_app(issuer, sqlite_store), _running_app(issuer, other_store):
+        with pytest.raises(RuntimeError, match=r"several Apps .* pass app="):
+            await fw.auth.revoke_token(issuer.url, "some-jti")
+        with pytest.raises(RuntimeError, match="pass app="):
+            await fw.auth.admission.allow(issuer.url, "sub", "carol")
+
+
+async def test_a_call_naming_an_app_that_is_not_running_is_refused_naming_the_fix() -> None:
+    with pytest.raises(RuntimeError, match="not running; start it first"):
+        await fw.auth.revoke_subject("https://issuer.example", "alice", app=fw.App())
+
+
+async def test_the_allow_list_of_the_app_named_by_app_is_the_one_changed(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
+    app = fw.App()
+    settings = auth_settings(jwt_settings(issuer.url, admission="registered"))
+    extension = JwtOnly(settings, sqlite_store, app=app)
+    await extension.startup()
+    try:
+        transport = httpx.ASGITransport(app=api(extension))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            await fw.auth.admission.allow(issuer.url, "sub", "erin", app=app)
+            assert (await client.get("/api/me", headers=bearer(issuer.mint("erin")))).status_code == 200
+            assert await fw.auth.admission.disallow(issuer.url, "sub", "erin", app=app)
+            assert (await client.get("/api/me", headers=bearer(issuer.mint("erin")))).status_code == 401
+    finally:
+        await extension.shutdown()

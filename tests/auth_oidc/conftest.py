@@ -22,7 +22,6 @@ def _fresh_account_seams() -> Iterator[None]:
     yield
     accounts.set_account_resolver(None)
     accounts.set_account_lookup(None)
-    accounts._last_read.clear()
 
 
 @pytest.fixture

@@ -59,7 +59,7 @@ def test_admission_claim_admits_only_matching_identities(browser: Build, idp: Te
 def test_admission_registered_reads_the_allow_list(
     browser: Build, idp: TestIdentityProvider, sqlite_dsn: str
 ) -> None:
-    from fw.auth.admission import AllowList
+    from fw.auth.stores.rdb import RdbAllowList
     from fw.rdb import create_engine
 
     client, _ = browser(oidc={"admission": "registered"})
@@ -67,7 +67,7 @@ def test_admission_registered_reads_the_allow_list(
 
     async def register() -> None:
         engine = create_engine(sqlite_dsn)
-        await AllowList(engine).add(idp.issuer, "sub", "bob")
+        await RdbAllowList(engine).add(idp.issuer, "sub", "bob")
         await engine.dispose()
 
     asyncio.run(register())
@@ -188,18 +188,58 @@ def test_an_account_store_failure_during_login_is_a_503(browser: Build) -> None:
 
 
 def test_the_default_account_table_suspends_accounts(browser: Build, sqlite_dsn: str) -> None:
-    from fw.auth.accounts import AccountTable
-    from fw.rdb import create_engine
-
     client, _ = browser()
     client.login("alice")
     account_id = client.get("/me").json()["account_id"]
 
-    async def suspend() -> None:
-        engine = create_engine(sqlite_dsn)
-        await AccountTable(engine).set_active(account_id, False)
-        await engine.dispose()
-
-    asyncio.run(suspend())
+    assert asyncio.run(accounts.set_account_active(account_id, False))  # from a script: the configured store
     assert client.get("/me").json() == {"signed_in": False}
     assert client.login("alice").status_code == 403
+
+
+def test_an_app_given_its_own_resolver_uses_it_while_other_apps_keep_the_process_default(
+    browser: Build,
+) -> None:
+    fw.auth.set_account_resolver(lambda identity: Account("from-the-default"))
+    first, first_extension = browser()
+    second, _ = browser()
+    fw.auth.set_account_resolver(lambda identity: Account("its-own"), app=first_extension.app)
+    first.login("alice")
+    second.login("alice")
+    assert first.get("/me").json()["account_id"] == "its-own"
+    assert second.get("/me").json()["account_id"] == "from-the-default"
+    fw.auth.set_account_resolver(None, app=first_extension.app)  # back to the process default
+    first.login("alice")
+    assert first.get("/me").json()["account_id"] == "from-the-default"
+
+
+def test_an_app_given_its_own_lookup_rereads_through_it(browser: Build) -> None:
+    fw.auth.set_account_resolver(lambda identity: Account("acct-3"))
+    fw.auth.set_account_lookup(lambda account_id: Account(account_id))
+    first, first_extension = browser()
+    second, _ = browser()
+    fw.auth.set_account_lookup(lambda account_id: None, app=first_extension.app)  # deleted, for this App
+    first.login("alice")
+    second.login("alice")
+    fw.auth.forget_account("acct-3")
+    assert first.get("/me").json() == {"signed_in": False}
+    assert second.get("/me").json()["signed_in"] is True
+
+
+def test_forget_account_reaches_every_app_or_only_the_one_named() -> None:
+    one, other = fw.App(), fw.App()
+    first, second = accounts.AccountSeams(one), accounts.AccountSeams(other)
+    for seams in (first, second):
+        seams.mark_read("acct")
+    fw.auth.forget_account("acct", app=one)
+    assert first.reread_due("acct") and not second.reread_due("acct")
+    first.mark_read("acct")
+    fw.auth.forget_account("acct")
+    assert first.reread_due("acct") and second.reread_due("acct")
+
+
+def test_each_app_keeps_its_own_reread_clock() -> None:
+    first, second = accounts.AccountSeams(fw.App()), accounts.AccountSeams(fw.App())
+    first.mark_read("acct")
+    assert not first.reread_due("acct")
+    assert second.reread_due("acct")

@@ -19,7 +19,8 @@ from auth_oidc.support import open_browser, session_settings
 from fw.auth import accounts
 from fw.auth.browser.redirects import safe_return_path
 from fw.auth.oidc import OidcError, Provider
-from fw.auth.sessions import CookieStore, Sessions, SessionSummary, manager
+from fw.auth.sessions import Sessions, SessionSummary, manager
+from fw.auth.stores.cookie import CookieSessions
 from fw.errors import StartupError
 from fw.testing import BrowserClient, TestIdentityProvider
 
@@ -314,20 +315,20 @@ def test_a_failed_reread_is_retried_by_the_next_request(alice: BrowserClient) ->
 @pytest.mark.parametrize("separator", [" ", ",", ", "])
 def test_a_rotated_cookie_secret_keeps_old_seals_open_until_it_is_dropped(separator: str) -> None:
     old, new = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    sealed_before = CookieStore(old).seal({"account_id": "a"}, time.time() + 60)
-    rotating = CookieStore(f"{new}{separator}{old}")
+    sealed_before = CookieSessions(old).seal({"account_id": "a"}, time.time() + 60)
+    rotating = CookieSessions(f"{new}{separator}{old}")
     assert rotating.unseal(sealed_before) == {"account_id": "a"}
     sealed_after = rotating.seal({"account_id": "b"}, time.time() + 60)
-    assert CookieStore(new).unseal(sealed_after) == {"account_id": "b"}
-    assert CookieStore(old).unseal(sealed_after) is None
-    assert CookieStore(new).unseal(sealed_before) is None
+    assert CookieSessions(new).unseal(sealed_after) == {"account_id": "b"}
+    assert CookieSessions(old).unseal(sealed_after) is None
+    assert CookieSessions(new).unseal(sealed_before) is None
 
 
 @pytest.mark.parametrize("weak", ["short", "not+base64/at=all+padded==", "A" * 20])
 def test_every_listed_cookie_secret_must_be_strong(weak: str) -> None:
     good = secrets.token_urlsafe(32)
     with pytest.raises(StartupError) as caught:
-        CookieStore(f"{good} {weak}")
+        CookieSessions(f"{good} {weak}")
     assert caught.value.key == "session.keyring.secret"
     assert good not in str(caught.value) and weak not in str(caught.value)
 
@@ -353,7 +354,7 @@ def summary() -> SessionSummary:
 
 
 async def test_a_session_lives_until_just_before_its_ttl_and_not_at_it(clock: Clock) -> None:
-    sessions = Sessions(CookieStore(secrets.token_urlsafe(32)), ttl=60, idle_timeout=0)
+    sessions = Sessions(CookieSessions(secrets.token_urlsafe(32)), ttl=60, idle_timeout=0)
     value = await sessions.start(summary())
     clock.now += 59.999
     assert await sessions.resume(value) is not None
@@ -362,7 +363,7 @@ async def test_a_session_lives_until_just_before_its_ttl_and_not_at_it(clock: Cl
 
 
 async def test_an_idle_session_ends_exactly_at_the_idle_timeout(clock: Clock) -> None:
-    sessions = Sessions(CookieStore(secrets.token_urlsafe(32)), ttl=3600, idle_timeout=100)
+    sessions = Sessions(CookieSessions(secrets.token_urlsafe(32)), ttl=3600, idle_timeout=100)
     value = await sessions.start(summary())
     clock.now += 99.999
     assert await sessions.resume(value) is not None  # too soon to be written back (< 10 s)
@@ -371,7 +372,7 @@ async def test_an_idle_session_ends_exactly_at_the_idle_timeout(clock: Clock) ->
 
 
 async def test_activity_never_extends_a_session_past_its_ttl(clock: Clock) -> None:
-    sessions = Sessions(CookieStore(secrets.token_urlsafe(32)), ttl=300, idle_timeout=100)
+    sessions = Sessions(CookieSessions(secrets.token_urlsafe(32)), ttl=300, idle_timeout=100)
     value = await sessions.start(summary())
     for _ in range(5):
         clock.now += 59

@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 
 from auth_oidc.conftest import Build
 from fw.auth.browser.login_state import MAX_ATTEMPTS, LoginAttempt, LoginStates
-from fw.auth.sessions.rdb import SESSIONS
 from fw.rdb.engine import create_engine
+from fw.rdb.tables import SESSIONS
 from fw.testing import BrowserClient, TestIdentityProvider
 
 

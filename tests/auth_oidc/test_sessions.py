@@ -12,11 +12,12 @@ import pytest
 
 from auth_oidc.conftest import Build
 from auth_oidc.support import session_settings
-from fw.auth.sessions import CookieStore, Sessions, SessionSummary
+from fw.auth.sessions import Sessions, SessionSummary
 from fw.auth.sessions import manager as manager_module
-from fw.auth.sessions.rdb import RdbStore
-from fw.auth.sessions.redis import RedisStore
-from fw.auth.sessions.store import SessionStore
+from fw.auth.stores import SessionStore
+from fw.auth.stores.cookie import CookieSessions
+from fw.auth.stores.rdb import RdbSessions
+from fw.auth.stores.redis import RedisSessions
 from fw.errors import StartupError
 from fw.rdb import create_engine
 from fw.rdb.migrate import upgrade
@@ -29,11 +30,11 @@ SUMMARY = SessionSummary("acct", "Alice", "alice@example.test", "https://id.exam
 async def store(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[SessionStore]:
     kind = request.param
     if kind == "cookie":
-        yield CookieStore(secrets.token_urlsafe(32))
+        yield CookieSessions(secrets.token_urlsafe(32))
         return
     if kind == "redis":
         url = request.getfixturevalue("redis_url")
-        redis_store = RedisStore(url, prefix=f"fw-test-oidc:{secrets.token_hex(4)}:")
+        redis_store = RedisSessions(url, prefix=f"fw-test-oidc:{secrets.token_hex(4)}:")
         yield redis_store
         await redis_store.close()
         return
@@ -42,7 +43,7 @@ async def store(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[
     )
     await upgrade(dsn)
     engine = create_engine(dsn)
-    yield RdbStore(engine)
+    yield RdbSessions(engine)
     await engine.dispose()
 
 
@@ -111,13 +112,13 @@ async def test_unknown_or_malformed_values_are_none(store: SessionStore, value: 
 
 
 def test_a_sealed_cookie_rejects_tampering_truncation_and_other_keys() -> None:
-    store = CookieStore(secrets.token_urlsafe(32))
+    store = CookieSessions(secrets.token_urlsafe(32))
     sealed = store.seal({"account_id": "a"}, time.time() + 60)
     assert store.unseal(sealed) == {"account_id": "a"}
     flipped = sealed[:20] + ("A" if sealed[20] != "A" else "B") + sealed[21:]
     assert store.unseal(flipped) is None
     assert store.unseal(sealed[:-2]) is None
-    assert CookieStore(secrets.token_urlsafe(32)).unseal(sealed) is None
+    assert CookieSessions(secrets.token_urlsafe(32)).unseal(sealed) is None
     assert store.unseal(store.seal({"account_id": "a"}, time.time() - 1)) is None
     assert "account_id" not in sealed
 
@@ -125,7 +126,7 @@ def test_a_sealed_cookie_rejects_tampering_truncation_and_other_keys() -> None:
 @pytest.mark.parametrize("secret", ["", "short", "not base64 at all !!"])
 def test_the_cookie_backend_refuses_a_weak_secret(secret: str) -> None:
     with pytest.raises(StartupError) as caught:
-        CookieStore(secret)
+        CookieSessions(secret)
     assert caught.value.key == "session.keyring.secret"
 
 
@@ -150,8 +151,8 @@ def test_login_works_with_the_redis_backend(
 def test_a_session_store_outage_is_a_503(browser: Build, idp: TestIdentityProvider, redis_url: str) -> None:
     client, extension = browser(session=session_settings("redis", redis_url=redis_url))
     client.login("alice")
-    assert isinstance(extension.store, RedisStore)
-    broken = RedisStore("redis://127.0.0.1:1/0")
+    assert isinstance(extension.store, RedisSessions)
+    broken = RedisSessions("redis://127.0.0.1:1/0")
     extension.sessions.store = broken
     response = client.get("/me")
     assert response.status_code == 503
@@ -186,7 +187,7 @@ async def test_every_backend_hands_all_processes_one_shared_key(store: SessionSt
     first = await store.shared_key()
     assert len(first) == 32
     assert await store.shared_key() == first  # a second process asking gets the same key
-    if isinstance(store, RdbStore):
+    if isinstance(store, RdbSessions):
         # The key row is not a session: no cookie value can address it, the purge never removes it.
         assert await store.load("fw:shared-key") is None
         assert await Sessions(store, ttl=60, idle_timeout=0).resume("fw:shared-key") is None

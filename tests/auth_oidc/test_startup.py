@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import pytest
@@ -162,3 +163,22 @@ def test_an_unavailable_session_backend_is_refused(sqlite_dsn: str, backend: str
         session=session_settings(backend),
         oidc={"redirect_url": "https://a/cb"},
     )
+
+
+@pytest.mark.parametrize("backend", ["dynamo", "firestore", "memcached"])
+def test_an_auth_backend_fw_cannot_serve_is_refused(sqlite_dsn: str, backend: str) -> None:
+    error = refused(sqlite_dsn, "auth.backend", backend=backend, oidc={"redirect_url": "https://a/cb"})
+    assert error.value == backend
+
+
+def test_the_redis_session_backend_without_its_extra_names_the_pip_install(
+    sqlite_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "redis", None)
+    error = refused(
+        sqlite_dsn,
+        "session.backend",
+        session=session_settings("redis", redis_url="redis://127.0.0.1:1/0"),
+        oidc={"redirect_url": "https://a/cb"},
+    )
+    assert "pip install 'fw[redis]'" in str(error)

@@ -3,40 +3,29 @@
 ``set_account_resolver(fn)`` maps a verified identity to an account (creating one when
 ``identity.create`` is true); ``set_account_lookup(fn)`` answers "does this account still exist,
 and is it active?" when a session is re-read. Both may be sync or async. Without them fw uses
-its own ``fw_accounts`` table. The link is always (issuer, identity-claim value), never e-mail.
+its own account store. The link is always (issuer, identity-claim value), never e-mail.
+
+Seams belong to an App: called with ``app=`` they are that App's own; called without, they set
+the process default every App uses unless it has its own. Each running App keeps its own
+re-read clock (:class:`AccountSeams`).
 """
 
 from __future__ import annotations
 
 import inspect
 import time
-import uuid
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
-from sqlalchemy import Boolean, Column, DateTime, String, Table, UniqueConstraint, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine
+from fw.auth.runtime import auth_for_call
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.interfaces import AccountStore
+from fw.auth.stores.records import AccountLink, StoredAccount
 
-from fw.rdb.engine import STORE_ERRORS
-from fw.rdb.tables import METADATA
-
-#: A logged-in request re-reads its account at most this often (seconds), per account and process.
+#: A logged-in request re-reads its account at most this often (seconds), per account and App.
 REREAD_INTERVAL = 30.0
-
-ACCOUNTS = Table(
-    "fw_accounts",
-    METADATA,
-    Column("account_id", String(64), primary_key=True),
-    Column("issuer", String(1024), nullable=False),
-    Column("claim_value", String(1024), nullable=False),
-    Column("display_name", String(512), nullable=False, default=""),
-    Column("email", String(512), nullable=False, default=""),
-    Column("active", Boolean, nullable=False, default=True),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    UniqueConstraint("issuer", "claim_value", name="fw_accounts_link"),
-)
 
 
 @dataclass(frozen=True)
@@ -74,43 +63,53 @@ class Account:
     active: bool = True
 
 
-class AccountStoreUnavailable(Exception):
-    """The account store could not answer; the request gets a 503."""
-
-
 Resolver: TypeAlias = Callable[[Identity], Account | Awaitable[Account | None] | None]
 Lookup: TypeAlias = Callable[[str], Account | Awaitable[Account | None] | None]
 
-_resolver: Resolver | None = None
-_lookup: Lookup | None = None
-_last_read: dict[str, float] = {}
+
+@dataclass
+class _Seams:
+    resolver: Resolver | None = None
+    lookup: Lookup | None = None
 
 
-def set_account_resolver(fn: Resolver | None) -> None:
-    """Map verified identities to accounts; return ``None`` to refuse the identity."""
-    global _resolver
-    _resolver = fn
+#: What ``set_account_resolver(fn)`` / ``set_account_lookup(fn)`` set without ``app=``.
+_process = _Seams()
+#: Seams an App was given with ``app=``; they take precedence over the process default.
+_own: weakref.WeakKeyDictionary[object, _Seams] = weakref.WeakKeyDictionary()
 
 
-def set_account_lookup(fn: Lookup | None) -> None:
+def _target(app: object | None) -> _Seams:
+    if app is None:
+        return _process
+    found = _own.get(app)
+    if found is None:
+        found = _own[app] = _Seams()
+    return found
+
+
+def set_account_resolver(fn: Resolver | None, *, app: object | None = None) -> None:
+    """Map verified identities to accounts; return ``None`` to refuse the identity.
+
+    Without ``app=`` it is the process default; with it, that App's own (``None`` falls back to
+    the default again).
+    """
+    _target(app).resolver = fn
+
+
+def set_account_lookup(fn: Lookup | None, *, app: object | None = None) -> None:
     """Look an account up by id; return ``None`` when it was deleted, or an inactive account."""
-    global _lookup
-    _lookup = fn
+    _target(app).lookup = fn
 
 
-def forget_account(account_id: str) -> None:
-    """Make the next request of this account re-read it (for example right after suspending it)."""
-    _last_read.pop(account_id, None)
+def forget_account(account_id: str, *, app: object | None = None) -> None:
+    """Make the next request of this account re-read it (for example right after suspending it).
 
-
-def reread_due(account_id: str) -> bool:
-    last = _last_read.get(account_id)
-    return last is None or time.monotonic() - last >= REREAD_INTERVAL
-
-
-def mark_read(account_id: str, now: float | None = None) -> None:
-    """Record a re-read at ``now`` (default: the present); a future ``now`` postpones the next one."""
-    _last_read[account_id] = now if now is not None else time.monotonic()
+    Without ``app=`` every App of this process forgets it.
+    """
+    for seams in list(_live):
+        if app is None or seams.app is app:
+            seams.forget(account_id)
 
 
 async def _call(fn: Callable[[Any], Any], argument: Any) -> Account | None:
@@ -118,89 +117,125 @@ async def _call(fn: Callable[[Any], Any], argument: Any) -> Account | None:
         result = fn(argument)
         if inspect.isawaitable(result):
             result = await result
-    except AccountStoreUnavailable:
+    except StoreUnavailable:
         raise
     except Exception as error:
-        raise AccountStoreUnavailable(f"{type(error).__name__}: {error}") from error
+        raise StoreUnavailable(f"{type(error).__name__}: {error}") from error
     if result is not None and not isinstance(result, Account):
         raise TypeError(f"an account resolver or lookup must return fw.auth.Account or None, not {result!r}")
     return result
 
 
-class AccountTable:
-    """fw's own accounts (``fw_accounts``), used when the application registers no seams."""
+class DefaultAccounts(Protocol):
+    """Where accounts come from when the application registered no seams."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self.engine = engine
+    async def resolve(self, identity: Identity) -> Account | None: ...
+
+    async def lookup(self, account_id: str) -> Account | None: ...
+
+
+def _account(stored: StoredAccount | None) -> Account | None:
+    if stored is None:
+        return None
+    return Account(stored.account_id, stored.display_name, stored.email, stored.active)
+
+
+class StoredAccounts:
+    """fw's own account store: the link is created on first sign-in, names refreshed at each."""
+
+    def __init__(self, store: AccountStore) -> None:
+        self.store = store
 
     async def resolve(self, identity: Identity) -> Account | None:
-        query = select(ACCOUNTS).where(
-            ACCOUNTS.c.issuer == identity.issuer, ACCOUNTS.c.claim_value == identity.value
-        )
-        try:
-            async with self.engine.begin() as conn:
-                row = (await conn.execute(query)).first()
-                if row is not None:
-                    changes = {"display_name": identity.display_name, "email": identity.email}
-                    if changes != {"display_name": row.display_name, "email": row.email}:
-                        await conn.execute(
-                            update(ACCOUNTS).where(ACCOUNTS.c.account_id == row.account_id).values(**changes)
-                        )
-                    return Account(row.account_id, identity.display_name, identity.email, bool(row.active))
-                if not identity.create:
-                    return None
-                account_id = uuid.uuid4().hex
-                await conn.execute(
-                    insert(ACCOUNTS).values(
-                        account_id=account_id,
-                        issuer=identity.issuer,
-                        claim_value=identity.value,
-                        display_name=identity.display_name,
-                        email=identity.email,
-                        active=True,
-                        created_at=datetime.now(UTC),
-                    )
-                )
-                return Account(account_id, identity.display_name, identity.email)
-        except STORE_ERRORS as error:
-            raise AccountStoreUnavailable(str(error)) from None
+        link = AccountLink(identity.issuer, identity.value, identity.display_name, identity.email)
+        return _account(await self.store.resolve(link, create=identity.create))
 
     async def lookup(self, account_id: str) -> Account | None:
-        try:
-            async with self.engine.connect() as conn:
-                row = (
-                    await conn.execute(select(ACCOUNTS).where(ACCOUNTS.c.account_id == account_id))
-                ).first()
-        except STORE_ERRORS as error:
-            raise AccountStoreUnavailable(str(error)) from None
-        if row is None:
-            return None
-        return Account(row.account_id, row.display_name, row.email, bool(row.active))
-
-    async def set_active(self, account_id: str, active: bool) -> None:
-        """Suspend (``False``) or reinstate (``True``) an account; sessions notice at their next re-read."""
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                update(ACCOUNTS).where(ACCOUNTS.c.account_id == account_id).values(active=active)
-            )
-        forget_account(account_id)
+        return _account(await self.store.get(account_id))
 
 
-async def resolve_account(identity: Identity, default: AccountTable | None) -> Account | None:
-    """The account for a verified identity, through the registered resolver or the default table."""
-    if _resolver is not None:
-        return await _call(_resolver, identity)
-    if default is None:
-        raise AccountStoreUnavailable("no account resolver is registered and no account table is configured")
-    return await default.resolve(identity)
+class ClaimIsTheAccount:
+    """Without an application resolver the account is the identity claim's value (``jwt_only``).
 
+    The authorization server owns the accounts there, so fw keeps none; an application that
+    maps callers to local accounts registers ``fw.auth.set_account_resolver``.
+    """
 
-async def lookup_account(account_id: str, default: AccountTable | None) -> Account | None:
-    if _lookup is not None:
-        return await _call(_lookup, account_id)
-    if _resolver is not None:
-        # An application resolver without a lookup: nothing to re-read, the session summary stands.
+    async def resolve(self, identity: Identity) -> Account | None:
+        return Account(identity.value, identity.display_name, identity.email)
+
+    async def lookup(self, account_id: str) -> Account | None:
         return Account(account_id)
-    if default is None:
-        raise AccountStoreUnavailable("no account lookup is registered and no account table is configured")
-    return await default.lookup(account_id)
+
+
+class AccountSeams:
+    """The account seams one App uses, and its re-read clock.
+
+    The seams are read at each call, so one registered after the App started applies at once.
+    ``default`` is what the mode provides when the application registered none (fw's own
+    store, or the identity claim), attached at startup.
+    """
+
+    def __init__(self, app: object | None = None, default: DefaultAccounts | None = None) -> None:
+        self.app = app
+        self.default = default
+        self._last_read: dict[str, float] = {}
+        _live.add(self)
+
+    @property
+    def resolver(self) -> Resolver | None:
+        own = _own.get(self.app) if self.app is not None else None
+        return own.resolver if own is not None and own.resolver is not None else _process.resolver
+
+    @property
+    def lookup_seam(self) -> Lookup | None:
+        own = _own.get(self.app) if self.app is not None else None
+        return own.lookup if own is not None and own.lookup is not None else _process.lookup
+
+    async def resolve(self, identity: Identity) -> Account | None:
+        """The account for a verified identity, through the registered resolver or the default."""
+        resolver = self.resolver
+        if resolver is not None:
+            return await _call(resolver, identity)
+        if self.default is None:
+            raise StoreUnavailable("no account resolver is registered and no account store is configured")
+        return await self.default.resolve(identity)
+
+    async def lookup(self, account_id: str) -> Account | None:
+        lookup = self.lookup_seam
+        if lookup is not None:
+            return await _call(lookup, account_id)
+        if self.resolver is not None:
+            # An application resolver without a lookup: nothing to re-read, the session summary stands.
+            return Account(account_id)
+        if self.default is None:
+            raise StoreUnavailable("no account lookup is registered and no account store is configured")
+        return await self.default.lookup(account_id)
+
+    def reread_due(self, account_id: str) -> bool:
+        last = self._last_read.get(account_id)
+        return last is None or time.monotonic() - last >= REREAD_INTERVAL
+
+    def mark_read(self, account_id: str, now: float | None = None) -> None:
+        """Record a re-read at ``now`` (default: the present); a future ``now`` postpones the next one."""
+        self._last_read[account_id] = now if now is not None else time.monotonic()
+
+    def forget(self, account_id: str) -> None:
+        self._last_read.pop(account_id, None)
+
+
+#: The seams of every App alive in this process, so ``forget_account`` reaches them all.
+_live: weakref.WeakSet[AccountSeams] = weakref.WeakSet()
+
+
+async def set_account_active(account_id: str, active: bool, *, app: object | None = None) -> bool:
+    """Suspend (``False``) or reinstate (``True``) an account of fw's own store.
+
+    Acts on the running App's store (or the configured one from a script); this process's
+    sessions notice at their next request, other processes' at their next re-read. Whether the
+    account exists.
+    """
+    async with auth_for_call(app) as running:
+        found = await running.store.accounts.set_active(account_id, active)
+    forget_account(account_id, app=app)
+    return found

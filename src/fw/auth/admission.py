@@ -1,23 +1,18 @@
 """Who may pass once the issuer has vouched for them: ``authenticated``, ``claim`` or ``registered``.
 
-Pure policies over verified claims; the browser modes reuse them with their own settings table
-(each mode reads only its own ``claim.*`` / ``registered_claims`` keys).
+Policies over verified claims (``registered`` asks the allow-list store); the browser modes
+reuse them with their own settings table (each mode reads only its own ``claim.*`` /
+``registered_claims`` keys).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import and_, delete, or_, select
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncEngine
-
-from fw.rdb.engine import STORE_ERRORS, StoreUnavailable, reader
-from fw.rdb.runtime import engine_for_call
-from fw.rdb.tables import ALLOWLIST
+from fw.auth.runtime import auth_for_call
+from fw.auth.stores.interfaces import AllowListStore
 from fw.settings import Claim
 
 ADMISSIONS = ("authenticated", "claim", "registered")
@@ -107,49 +102,10 @@ class ClaimMatch:
         return not self.values.isdisjoint(present)
 
 
-class AllowList:
-    """The relational allow-list behind admission ``registered``: (issuer, claim, value) rows."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        self.engine = engine
-
-    async def contains_any(self, issuer: str, pairs: Sequence[tuple[str, str]]) -> bool:
-        if not pairs:
-            return False
-        condition = or_(*(and_(ALLOWLIST.c.claim == c, ALLOWLIST.c.value == v) for c, v in pairs))
-        query = select(ALLOWLIST.c.claim).where(ALLOWLIST.c.issuer == issuer, condition).limit(1)
-        try:
-            async with reader(self.engine).connect() as conn:
-                return (await conn.execute(query)).first() is not None
-        except STORE_ERRORS as error:
-            raise StoreUnavailable(str(error)) from error
-
-    async def add(self, issuer: str, claim: str, value: str, note: str = "") -> None:
-        row = {
-            "issuer": issuer,
-            "claim": claim,
-            "value": value,
-            "note": note,
-            "created_at": datetime.now(UTC),
-        }
-        async with self.engine.begin() as conn:
-            insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-            await conn.execute(insert(ALLOWLIST).values(**row).on_conflict_do_nothing())
-
-    async def remove(self, issuer: str, claim: str, value: str) -> bool:
-        async with self.engine.begin() as conn:
-            result = await conn.execute(
-                delete(ALLOWLIST).where(
-                    ALLOWLIST.c.issuer == issuer, ALLOWLIST.c.claim == claim, ALLOWLIST.c.value == value
-                )
-            )
-            return bool(result.rowcount)
-
-
 class Registered:
     """``registered``: passes when any listed claim's value is on the allow-list for the issuer."""
 
-    def __init__(self, allowlist: AllowList, claim_names: Sequence[str]) -> None:
+    def __init__(self, allowlist: AllowListStore, claim_names: Sequence[str]) -> None:
         self.allowlist = allowlist
         self.claim_names = tuple(claim_names)
 
@@ -201,27 +157,28 @@ class AdmissionTable(Protocol):
     def identity_claim(self) -> str: ...
 
 
-def build(table: AdmissionTable, engine: AsyncEngine | None) -> Admission:
-    """The admission policy for validated settings (``engine`` is needed only by ``registered``)."""
+def build(table: AdmissionTable, allowlist: AllowListStore | None) -> Admission:
+    """The admission policy for validated settings (``allowlist`` is needed only by ``registered``)."""
     if table.admission == "claim":
         claim = table.claim
         return ClaimMatch(claim.path, frozenset(claim.values), claim.match == "all")
     if table.admission == "registered":
-        if engine is None:
-            raise ValueError("admission registered needs the relational store")
-        return Registered(
-            AllowList(engine), registered_claim_names(table.registered_claims, table.identity_claim)
-        )
+        if allowlist is None:
+            raise ValueError("admission registered needs the allow-list store")
+        return Registered(allowlist, registered_claim_names(table.registered_claims, table.identity_claim))
     return Everyone()
 
 
-async def allow(issuer: str, claim: str, value: str, note: str = "") -> None:
-    """Put an identity on the allow-list (admission ``registered``); adding twice is harmless."""
-    async with engine_for_call() as engine:
-        await AllowList(engine).add(issuer, claim, value, note)
+async def allow(issuer: str, claim: str, value: str, note: str = "", *, app: object | None = None) -> None:
+    """Put an identity on the allow-list (admission ``registered``); adding twice is harmless.
+
+    Acts on the running App's store (``app=`` names one), or the configured store from a script.
+    """
+    async with auth_for_call(app) as running:
+        await running.store.allowlist.add(issuer, claim, value, note)
 
 
-async def disallow(issuer: str, claim: str, value: str) -> bool:
+async def disallow(issuer: str, claim: str, value: str, *, app: object | None = None) -> bool:
     """Take an identity off the allow-list; returns whether an entry existed."""
-    async with engine_for_call() as engine:
-        return await AllowList(engine).remove(issuer, claim, value)
+    async with auth_for_call(app) as running:
+        return await running.store.allowlist.remove(issuer, claim, value)

@@ -60,14 +60,15 @@ def build_extension(settings: ModeSettings, sources: SourceOf) -> Extension | No
         return Refused(error)
 
 
-def extension() -> Extension | None:
-    """Read the parsed configuration and compose the chosen mode (the App's extension factory)."""
+def extension(app: object) -> Extension | None:
+    """Read the parsed configuration and compose the chosen mode into ``app`` (its extension factory)."""
     try:
         settings = ModeSettings(
             auth=config(AuthSettings),
             session=config(SessionSettings),
             rdb=RdbSettings(configured_dsn()),
             lookup=config,
+            app=app,
         )
     except LookupError:
         return None  # the framework's settings are not registered: authentication stays off

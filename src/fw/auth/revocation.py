@@ -7,146 +7,24 @@ verification; with ``max_propagation_delay`` > 0 answers are cached in-process f
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Literal
-
-from sqlalchemy import Select, and_, bindparam, delete, or_, select
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncEngine
+from datetime import datetime, timedelta
 
 from fw.auth.jwt.verifier import VerifiedToken
-from fw.rdb.engine import STORE_ERRORS, StoreUnavailable, reader
-from fw.rdb.runtime import engine_for_call
-from fw.rdb.tables import REVOCATIONS, utc
+from fw.auth.runtime import auth_for_call
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.interfaces import RevocationStore
+from fw.auth.stores.records import RevocationEntries, RevocationKind
+from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth.revocation")
 
-Kind = Literal["token", "subject"]
 REVOCATION_MODES = ("off", "token", "subject", "both")
 ON_UNAVAILABLE = ("refuse", "admit")
 CACHE_ENTRIES = 10_000
-
-
-@dataclass(frozen=True, slots=True)
-class Entries:
-    """What the store holds for one token: the stamp of its jti entry and of its subject entry."""
-
-    token: datetime | None
-    subject: datetime | None
-
-
-def _lookup_query(by_token: bool, by_subject: bool) -> Select[str, datetime]:
-    wanted = []
-    if by_token:
-        wanted.append(and_(REVOCATIONS.c.kind == "token", REVOCATIONS.c.key == bindparam("token_id")))
-    if by_subject:
-        wanted.append(and_(REVOCATIONS.c.kind == "subject", REVOCATIONS.c.key == bindparam("subject")))
-    return select(REVOCATIONS.c.kind, REVOCATIONS.c.stamp).where(
-        REVOCATIONS.c.issuer == bindparam("issuer"), REVOCATIONS.c.expires_at > bindparam("now"), or_(*wanted)
-    )
-
-
-# Built once: the request path only binds values to a statement SQLAlchemy has compiled before.
-_LOOKUPS = {(t, s): _lookup_query(t, s) for t in (True, False) for s in (True, False) if t or s}
-
-
-class RevocationStore:
-    """The relational revocation table; store failures surface as :class:`StoreUnavailable`."""
-
-    def __init__(self, engine: AsyncEngine, entry_lifetime: timedelta) -> None:
-        self.engine = engine
-        self.entry_lifetime = entry_lifetime
-
-    @property
-    def engine(self) -> AsyncEngine:
-        return self._engine
-
-    @engine.setter
-    def engine(self, engine: AsyncEngine) -> None:
-        self._engine = engine
-        self._reader = reader(engine)
-
-    async def put(self, issuer: str, kind: Kind, key: str, note: str) -> datetime:
-        stamp = datetime.now(UTC)
-        row = {
-            "issuer": issuer,
-            "kind": kind,
-            "key": key,
-            "stamp": stamp,
-            "expires_at": stamp + self.entry_lifetime,
-            "note": note,
-        }
-        try:
-            async with self.engine.begin() as conn:
-                insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-                statement = insert(REVOCATIONS).values(**row)
-                statement = statement.on_conflict_do_update(
-                    index_elements=["issuer", "kind", "key"],
-                    set_={"stamp": stamp, "expires_at": row["expires_at"], "note": note},
-                )
-                await conn.execute(statement)
-                await conn.execute(delete(REVOCATIONS).where(REVOCATIONS.c.expires_at <= stamp))
-        except STORE_ERRORS as error:
-            raise StoreUnavailable(str(error)) from error
-        return stamp
-
-    async def remove(self, issuer: str, kind: Kind, key: str) -> bool:
-        try:
-            async with self.engine.begin() as conn:
-                result = await conn.execute(
-                    delete(REVOCATIONS).where(
-                        REVOCATIONS.c.issuer == issuer, REVOCATIONS.c.kind == kind, REVOCATIONS.c.key == key
-                    )
-                )
-                return bool(result.rowcount)
-        except STORE_ERRORS as error:
-            raise StoreUnavailable(str(error)) from error
-
-    async def stamp(self, issuer: str, kind: Kind, key: str) -> datetime | None:
-        now = datetime.now(UTC)
-        query = select(REVOCATIONS.c.stamp).where(
-            REVOCATIONS.c.issuer == issuer,
-            REVOCATIONS.c.kind == kind,
-            REVOCATIONS.c.key == key,
-            REVOCATIONS.c.expires_at > now,
-        )
-        try:
-            async with self.engine.connect() as conn:
-                value = (await conn.execute(query)).scalar()
-        except STORE_ERRORS as error:
-            raise StoreUnavailable(str(error)) from error
-        return utc(value) if value is not None else None
-
-    async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> Entries:
-        """Both entries for one token in a single round trip."""
-        if token_id is None and subject is None:
-            return Entries(None, None)
-        query = _LOOKUPS[(token_id is not None, subject is not None)]
-        params = {"issuer": issuer, "now": datetime.now(UTC), "token_id": token_id, "subject": subject}
-        try:
-            async with self._reader.connect() as conn:
-                rows = (await conn.execute(query, params)).all()
-        except STORE_ERRORS as error:
-            raise StoreUnavailable(str(error)) from error
-        found = {kind: utc(stamp) for kind, stamp in rows}
-        return Entries(found.get("token"), found.get("subject"))
-
-    async def clean(self) -> int:
-        """Drop entries whose lifetime is over."""
-        try:
-            async with self.engine.begin() as conn:
-                result = await conn.execute(
-                    delete(REVOCATIONS).where(REVOCATIONS.c.expires_at <= datetime.now(UTC))
-                )
-                return int(result.rowcount or 0)
-        except STORE_ERRORS as error:
-            raise StoreUnavailable(str(error)) from error
 
 
 class RevocationCheck:
@@ -167,7 +45,9 @@ class RevocationCheck:
         self.admit_when_unavailable = on_unavailable == "admit"
         self._delay = max_propagation_delay.total_seconds()
         self._clock = clock
-        self._cache: OrderedDict[tuple[str | None, str | None], tuple[float, Entries]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str | None, str | None], tuple[float, RevocationEntries]] = (
+            OrderedDict()
+        )
         self._last_outage_log = float("-inf")
 
     def forget(self) -> None:
@@ -195,7 +75,7 @@ class RevocationCheck:
             self.by_subject and entries.subject is not None and token.issued_at < entries.subject.timestamp()
         )
 
-    def _cached(self, key: tuple[str | None, str | None]) -> Entries | None:
+    def _cached(self, key: tuple[str | None, str | None]) -> RevocationEntries | None:
         if self._delay <= 0:
             return None
         hit = self._cache.get(key)
@@ -206,7 +86,7 @@ class RevocationCheck:
             return None
         return hit[1]
 
-    def _remember(self, key: tuple[str | None, str | None], entries: Entries) -> None:
+    def _remember(self, key: tuple[str | None, str | None], entries: RevocationEntries) -> None:
         if self._delay <= 0:
             return
         self._cache[key] = (self._clock() + self._delay, entries)
@@ -224,75 +104,39 @@ class RevocationCheck:
             )
 
 
-# Programmatic operations. The running App's store and checks are used when there is one in
-# this event loop; otherwise a short-lived connection to the configured store.
-
-_active: list[tuple[asyncio.AbstractEventLoop, RevocationStore, RevocationCheck | None]] = []
+# Programmatic operations: on the running App's store (``app=`` names one), or on the configured
+# store from a script. A write through this process drops its cache, so it is visible at once.
 
 
-def activate(store: RevocationStore, check: RevocationCheck | None) -> None:
-    _active.append((asyncio.get_running_loop(), store, check))
-
-
-def deactivate(store: RevocationStore) -> None:
-    _active[:] = [entry for entry in _active if entry[1] is not store]
-
-
-def _local() -> tuple[RevocationStore, RevocationCheck | None] | None:
-    loop = asyncio.get_running_loop()
-    for owner, store, check in reversed(_active):
-        if owner is loop:
-            return store, check
-    return None
-
-
-def _configured_lifetime() -> timedelta:
-    from fw import configuration
-    from fw.settings import AuthSettings
-
-    try:
-        lifetime = configuration.config(AuthSettings).jwt.max_token_lifetime
-    except LookupError:
-        raise RuntimeError(
-            "auth.jwt.max_token_lifetime is not configured; parse the configuration first"
-        ) from None
+def _lifetime(auth: AuthSettings | None) -> timedelta:
+    if auth is None:
+        raise RuntimeError("auth.jwt.max_token_lifetime is not configured; parse the configuration first")
+    lifetime = auth.jwt.max_token_lifetime
     if lifetime <= timedelta(0):
         raise RuntimeError("auth.jwt.max_token_lifetime must be set to a positive duration")
     return lifetime
 
 
-async def _put(issuer: str, kind: Kind, key: str, note: str) -> None:
+async def _put(issuer: str, kind: RevocationKind, key: str, note: str, app: object | None) -> None:
     _require(issuer, key)
-    local = _local()
-    if local is not None:
-        await local[0].put(issuer, kind, key, note)
-        if local[1] is not None:
-            local[1].forget()
-        return
-    async with engine_for_call() as engine:
-        await RevocationStore(engine, _configured_lifetime()).put(issuer, kind, key, note)
+    async with auth_for_call(app) as running:
+        await running.store.revocations.put(issuer, kind, key, note, _lifetime(running.auth))
+        running.revocations_changed()
 
 
-async def _remove(issuer: str, kind: Kind, key: str) -> None:
+async def _remove(issuer: str, kind: RevocationKind, key: str, app: object | None) -> None:
     _require(issuer, key)
-    local = _local()
-    if local is not None:
-        await local[0].remove(issuer, kind, key)
-        if local[1] is not None:
-            local[1].forget()
-        return
-    async with engine_for_call() as engine:
-        await RevocationStore(engine, timedelta(0)).remove(issuer, kind, key)
+    async with auth_for_call(app) as running:
+        await running.store.revocations.remove(issuer, kind, key)
+        running.revocations_changed()
 
 
-async def _read(issuer: str, kind: Kind, key: str) -> tuple[bool, datetime | None]:
+async def _read(
+    issuer: str, kind: RevocationKind, key: str, app: object | None
+) -> tuple[bool, datetime | None]:
     _require(issuer, key)
-    local = _local()
-    if local is not None:
-        stamp = await local[0].stamp(issuer, kind, key)
-    else:
-        async with engine_for_call() as engine:
-            stamp = await RevocationStore(engine, timedelta(0)).stamp(issuer, kind, key)
+    async with auth_for_call(app) as running:
+        stamp = await running.store.revocations.stamp(issuer, kind, key)
     return stamp is not None, stamp
 
 
@@ -301,31 +145,37 @@ def _require(issuer: str, key: str) -> None:
         raise ValueError("revocation needs a non-empty issuer and identifier")
 
 
-async def revoke_token(issuer: str, token_id: str, note: str = "") -> None:
+async def revoke_token(issuer: str, token_id: str, note: str = "", *, app: object | None = None) -> None:
     """Reject the token with this ``jti`` from now on (succeeds for identifiers never seen)."""
-    await _put(issuer, "token", token_id, note)
+    await _put(issuer, "token", token_id, note, app)
 
 
-async def revoke_subject(issuer: str, identity_key: str, note: str = "") -> None:
+async def revoke_subject(
+    issuer: str, identity_key: str, note: str = "", *, app: object | None = None
+) -> None:
     """Reject every token of this identity issued before now; tokens issued later pass."""
-    await _put(issuer, "subject", identity_key, note)
+    await _put(issuer, "subject", identity_key, note, app)
 
 
-async def reinstate_token(issuer: str, token_id: str) -> None:
+async def reinstate_token(issuer: str, token_id: str, *, app: object | None = None) -> None:
     """Delete the token's entry; an unexpired token it rejected passes again."""
-    await _remove(issuer, "token", token_id)
+    await _remove(issuer, "token", token_id, app)
 
 
-async def reinstate_subject(issuer: str, identity_key: str) -> None:
+async def reinstate_subject(issuer: str, identity_key: str, *, app: object | None = None) -> None:
     """Delete the subject's entry."""
-    await _remove(issuer, "subject", identity_key)
+    await _remove(issuer, "subject", identity_key, app)
 
 
-async def token_revoked(issuer: str, token_id: str) -> tuple[bool, datetime | None]:
+async def token_revoked(
+    issuer: str, token_id: str, *, app: object | None = None
+) -> tuple[bool, datetime | None]:
     """(revoked, stamp) straight from the store, bypassing the per-request cache."""
-    return await _read(issuer, "token", token_id)
+    return await _read(issuer, "token", token_id, app)
 
 
-async def subject_revoked(issuer: str, identity_key: str) -> tuple[bool, datetime | None]:
+async def subject_revoked(
+    issuer: str, identity_key: str, *, app: object | None = None
+) -> tuple[bool, datetime | None]:
     """(revoked, stamp) straight from the store, bypassing the per-request cache."""
-    return await _read(issuer, "subject", identity_key)
+    return await _read(issuer, "subject", identity_key, app)

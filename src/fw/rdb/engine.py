@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from fw.errors import StartupError
-from fw.problems import Problem
+from fw.extras import require_extra
 
 DSN_KEY = "middleware.rdb.dsn"
 _DRIVERS = {
@@ -24,24 +24,6 @@ _DRIVERS = {
     "postgresql": "postgresql+asyncpg",
     "postgres": "postgresql+asyncpg",
 }
-
-
-class StoreUnavailable(Problem):
-    """The relational store could not answer (down, unreachable, or missing its tables).
-
-    A 503 problem, so a handler can hand it to ``fw.write_problem`` (or let it propagate);
-    the reason stays in logs and is never part of the response.
-    """
-
-    status = 503
-    code = "service_unavailable"
-
-    def __init__(self, reason: str = "") -> None:
-        super().__init__()
-        self.reason = reason
-
-    def __str__(self) -> str:
-        return self.reason or str(self.detail)
 
 
 #: Exceptions that mean "the store did not answer", as opposed to a bug in fw.
@@ -95,10 +77,14 @@ def describe_dsn(dsn: str) -> str:
 
 
 def create_engine(dsn: str) -> AsyncEngine:
-    """An engine for the DSN; SQLite gets a busy timeout so concurrent writers wait, not fail."""
+    """An engine for the DSN; SQLite gets a busy timeout so concurrent writers wait, not fail.
+
+    PostgreSQL needs the ``postgres`` extra (asyncpg); without it this is a startup error.
+    """
     url = make_url(async_url(dsn))
     if url.get_backend_name() == "sqlite":
         return create_async_engine(url, connect_args={"timeout": 15})
+    require_extra("postgres", DSN_KEY, describe_dsn(dsn), "PostgreSQL")
     return create_async_engine(
         url,
         pool_size=10,

@@ -91,14 +91,14 @@ def application_chain(root: Path) -> Chain | None:
 
 def configured_dsn() -> str:
     """``[middleware.rdb] dsn`` from the parsed configuration."""
-    from fw import configuration
+    from fw.configuration import config
     from fw.settings import MiddlewareSettings, RdbSettings
 
     try:
-        return configuration.config(MiddlewareSettings).rdb.dsn
+        return config(MiddlewareSettings).rdb.dsn
     except LookupError:
         try:
-            return configuration.config(RdbSettings).dsn
+            return config(RdbSettings).dsn
         except LookupError:
             return "sqlite:///fw.sqlite3"
 

@@ -1,14 +1,28 @@
 """The framework's relational tables, as SQLAlchemy Core metadata.
 
-The migrations create them; runtime code uses these objects to build queries. Timestamps are
-stored in UTC; SQLite hands them back naive, which :func:`utc` repairs.
+The migrations create them; :mod:`fw.auth.stores.rdb` builds its queries from these objects.
+Timestamps are stored in UTC; SQLite hands them back naive, which :func:`utc` repairs.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, DateTime, Index, MetaData, PrimaryKeyConstraint, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 
 METADATA = MetaData()
 
@@ -36,6 +50,74 @@ ALLOWLIST = Table(
     Column("note", Text, nullable=False, default=""),
     Column("created_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("issuer", "claim", "value", name="fw_allowlist_pk"),
+)
+
+#: Browser sessions: one row per session under the SHA-256 digest of its cookie token.
+SESSIONS = Table(
+    "fw_sessions",
+    METADATA,
+    Column("token_hash", String(64), primary_key=True),
+    Column("data", Text, nullable=False),
+    Column("account_id", String(256), nullable=False, default=""),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Index("fw_sessions_expires_at", "expires_at"),
+    Index("fw_sessions_account_id", "account_id"),
+)
+
+#: fw's own accounts, linked by (issuer, identity-claim value), never by e-mail.
+ACCOUNTS = Table(
+    "fw_accounts",
+    METADATA,
+    Column("account_id", String(64), primary_key=True),
+    Column("issuer", String(1024), nullable=False),
+    Column("claim_value", String(1024), nullable=False),
+    Column("display_name", String(512), nullable=False, default=""),
+    Column("email", String(512), nullable=False, default=""),
+    Column("active", Boolean, nullable=False, default=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("issuer", "claim_value", name="fw_accounts_link"),
+)
+
+#: Ceremonies in progress (passkey challenges): taken once, dead after ``expires_at``.
+CEREMONIES = Table(
+    "fw_ceremonies",
+    METADATA,
+    Column("key", String(256), primary_key=True),
+    Column("data", Text, nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Index("fw_ceremonies_expires_at", "expires_at"),
+)
+
+#: Registered passkeys; the credential ID is kept as unpadded base64url text.
+PASSKEYS = Table(
+    "fw_passkeys",
+    METADATA,
+    Column("credential_id", String(1400), primary_key=True),
+    Column("account_id", String(256), nullable=False),
+    Column("public_key", LargeBinary, nullable=False),
+    Column("sign_count", BigInteger, nullable=False),
+    Column("user_handle", LargeBinary, nullable=False),
+    Column("transports", Text, nullable=False, default=""),
+    Column("backup_eligible", Boolean, nullable=False, default=False),
+    Column("backed_up", Boolean, nullable=False, default=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_used_at", DateTime(timezone=True), nullable=True),
+    Index("fw_passkeys_account_id", "account_id"),
+)
+
+#: One-time bootstrap credentials (``passkey_only``): a digest of the secret, never the secret.
+BOOTSTRAP = Table(
+    "fw_bootstrap",
+    METADATA,
+    Column("login_id", String(256), primary_key=True),
+    Column("account_id", String(256), nullable=False),
+    Column("purpose", String(32), nullable=False),
+    Column("secret_digest", LargeBinary, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("attempts_left", Integer, nullable=False),
+    Column("redeemed", Boolean, nullable=False, default=False),
+    Index("fw_bootstrap_expires_at", "expires_at"),
 )
 
 

@@ -24,11 +24,7 @@ async def me(request: fw.Request) -> fw.Response:
 
 @app.route("POST /admin/suspend/{account_id}")
 async def suspend(request: fw.Request) -> fw.Response:
-    from fw.rdb import runtime
-
-    engine = runtime.active_engine()
-    assert engine is not None
-    await accounts.AccountTable(engine).set_active(request.path_params["account_id"], False)
+    await accounts.set_account_active(request.path_params["account_id"], False)
     return fw.JSONResponse({"suspended": request.path_params["account_id"]})
 
 

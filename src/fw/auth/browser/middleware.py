@@ -17,21 +17,14 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fw.auth.accounts import (
-    AccountStoreUnavailable,
-    AccountTable,
-    forget_account,
-    lookup_account,
-    mark_read,
-    reread_due,
-)
+from fw.auth.accounts import AccountSeams
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.user import User
 from fw.auth.caller import Authentication, record
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import SESSION_COOKIE, Sessions, SessionSummary
-from fw.auth.sessions.store import SessionStoreUnavailable
+from fw.auth.stores.errors import StoreUnavailable
 from fw.problems import Problem
 
 logger = logging.getLogger("fw.auth")
@@ -42,7 +35,7 @@ class BrowserAuth:
     """What the middleware needs from the mode that installs it."""
 
     sessions: Callable[[], Sessions]
-    accounts: Callable[[], AccountTable | None]
+    accounts: AccountSeams
     protection: Protection
     login_path: str
     unauthenticated: str
@@ -65,13 +58,9 @@ class BrowserSessionMiddleware:
         secure = cookie_secure(request)
         try:
             current = await self._resolve(request, cookies, secure)
-        except SessionStoreUnavailable as error:
-            logger.error("session store unavailable: %s", error)
-            await unavailable("session store").response()(scope, receive, send)
-            return
-        except AccountStoreUnavailable as error:
-            logger.error("account store unavailable: %s", error)
-            await unavailable("account store").response()(scope, receive, send)
+        except StoreUnavailable as error:
+            logger.error("session or account store unavailable: %s", error)
+            await unavailable("session or account store").response()(scope, receive, send)
             return
         if current is not None:
             record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))
@@ -105,17 +94,18 @@ class BrowserSessionMiddleware:
             cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
             return None
         summary = active.summary
-        if reread_due(summary.account_id):
+        accounts = self.auth.accounts
+        if accounts.reread_due(summary.account_id):
             # Claimed before the lookup, so requests arriving meanwhile do not repeat it: at most
             # one re-read per account per interval. A failed lookup gives the claim back.
-            mark_read(summary.account_id)
+            accounts.mark_read(summary.account_id)
             try:
-                account = await lookup_account(summary.account_id, self.auth.accounts())
+                account = await accounts.lookup(summary.account_id)
             except BaseException:
-                forget_account(summary.account_id)
+                accounts.forget(summary.account_id)
                 raise
             if account is None or not account.active:
-                forget_account(summary.account_id)
+                accounts.forget(summary.account_id)
                 await sessions.end(active.value)
                 cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
                 return None

@@ -11,21 +11,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fw.auth.browser.redirects import loopback_host_header
+from fw.auth.stores.select import check_session_backend
 from fw.configuration.doctor import Advisory
 from fw.errors import StartupError
 from fw.settings import AuthSettings, SessionSettings
 
 
 def check_stores(auth: AuthSettings, session: SessionSettings) -> None:
-    """A browser mode keeps sessions, and its accounts in a store fw can serve."""
+    """A browser mode keeps sessions in a store fw can serve (``auth.backend`` is a shared rule)."""
     if not session.enabled:
         raise StartupError(
             "session.enabled", False, "browser login needs sessions; set session.enabled = true"
         )
-    if auth.backend in ("dynamo", "firestore"):
-        raise StartupError("auth.backend", auth.backend, f"this build has no {auth.backend} backend; use rdb")
-    if auth.backend != "rdb":
-        raise StartupError("auth.backend", auth.backend, "use rdb")
+    check_session_backend(session.backend)
 
 
 def check_redirect_url(key: str, url: str, loopback_dev: bool) -> None:

@@ -12,7 +12,7 @@ from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.login_state import LOGIN_COOKIE
 from fw.auth.sessions.manager import RECONFIRM_COOKIE, SESSION_COOKIE, Sessions
-from fw.auth.sessions.store import SessionStoreUnavailable
+from fw.auth.stores.errors import StoreUnavailable
 
 #: How long the browser remembers to ask for proof and an account choice at the next sign-in.
 RECONFIRM_LIFETIME = 30 * 24 * 3600
@@ -29,7 +29,7 @@ async def sign_out(request: Request, sessions: Sessions) -> list[str]:
     if value:
         try:
             await sessions.end(value)
-        except SessionStoreUnavailable:
+        except StoreUnavailable:
             raise unavailable("session store") from None
     return [
         expire_cookie(SESSION_COOKIE, secure=secure),

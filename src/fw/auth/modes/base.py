@@ -37,6 +37,8 @@ class ModeSettings:
     rdb: RdbSettings
     #: Resolves any registered settings class (``fw.config`` for a running App).
     lookup: Callable[[type[Any]], Any]
+    #: The App being composed: the handle App-scoped state (account seams, the running store) keys on.
+    app: object | None = None
 
     def table(self, cls: type[T]) -> T:
         """The resolved instance of the registered settings class ``cls``."""

@@ -24,6 +24,7 @@ from fw.auth.admission import ADMISSIONS, AdmissionTable, admission_problem
 from fw.auth.modes.base import Mode
 from fw.auth.modes.registry import mode_tables, readers, reads
 from fw.auth.protection import pattern_problem
+from fw.auth.stores.select import check_auth_backend
 from fw.auth.tokens.urls import is_loopback_host, transport_problem
 from fw.errors import StartupError
 from fw.settings import AuthSettings
@@ -44,6 +45,7 @@ def check_shared(auth: AuthSettings, mode: Mode, source_of: SourceOf) -> None:
             True,
             "this key was removed; use auth.oidc.logout_scope (reconfirm or global)",
         )
+    check_auth_backend(auth.backend)
 
 
 def keys_of(value: Any, prefix: str) -> Iterator[str]:

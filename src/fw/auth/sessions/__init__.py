@@ -1,6 +1,8 @@
-"""Browser sessions: an opaque cookie, a record in the configured backend, ttl and idle timeout."""
+"""Browser sessions: an opaque cookie, a record in the configured backend, ttl and idle timeout.
 
-from fw.auth.sessions.cookie import CookieStore
+The backends themselves live behind the session interface in :mod:`fw.auth.stores`.
+"""
+
 from fw.auth.sessions.manager import (
     RECONFIRM_COOKIE,
     SESSION_COOKIE,
@@ -8,16 +10,11 @@ from fw.auth.sessions.manager import (
     Sessions,
     SessionSummary,
 )
-from fw.auth.sessions.store import SessionStore, SessionStoreUnavailable, new_token
 
 __all__ = [
     "RECONFIRM_COOKIE",
     "SESSION_COOKIE",
     "ActiveSession",
-    "CookieStore",
-    "SessionStore",
-    "SessionStoreUnavailable",
     "SessionSummary",
     "Sessions",
-    "new_token",
 ]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from fw.auth.sessions.store import Record, SessionStore
+from fw.auth.stores.interfaces import SessionStore
+from fw.auth.stores.tokens import Record
 
 SESSION_COOKIE = "fw_session"
 RECONFIRM_COOKIE = "fw_reconfirm"

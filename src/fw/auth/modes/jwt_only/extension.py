@@ -1,7 +1,7 @@
 """The ``jwt_only`` extension: the bearer middleware plus the startup that makes it safe.
 
 Startup loads the issuer's signing keys (discovery, JWKS) and, when revocation or the
-``registered`` admission needs it, opens ``[middleware.rdb]`` and checks its tables. Any failure
+``registered`` admission needs it, opens the ``auth.backend`` store and checks it is ready. Any failure
 refuses the start, cleanly: nothing stays open. No endpoints, no session, no cookie, no CSRF:
 authority arrives in the ``Authorization`` header.
 """
@@ -16,21 +16,24 @@ import httpx2
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from fw.auth import runtime
+from fw.auth.accounts import AccountSeams, ClaimIsTheAccount
 from fw.auth.admission import build as build_admission
 from fw.auth.jwt.verifier import Policy, Verifier
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware, Running
 from fw.auth.protection import Protection
-from fw.auth.revocation import RevocationCheck, RevocationStore, activate, deactivate
+from fw.auth.revocation import RevocationCheck
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.interfaces import AuthStore
+from fw.auth.stores.records import RecordKind
+from fw.auth.stores.select import open_auth_store
 from fw.auth.tokens.discovery import Discovery, jwks_uri_for
 from fw.auth.tokens.errors import DiscoveryError
 from fw.auth.tokens.jwks import JwksCache
 from fw.errors import StartupError
-from fw.rdb import runtime as rdb_runtime
-from fw.rdb.engine import StoreUnavailable, create_engine, describe_dsn, require_tables
+from fw.rdb.engine import describe_dsn
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncEngine
-
     from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth.jwt")
@@ -39,7 +42,15 @@ logger = logging.getLogger("fw.auth.jwt")
 class JwtOnly:
     """The ``jwt_only`` extension: a middleware plus the startup checks that make it safe."""
 
-    def __init__(self, auth: AuthSettings, rdb_dsn: str, *, jwks_refetch_cooldown: float = 30.0) -> None:
+    def __init__(
+        self,
+        auth: AuthSettings,
+        rdb_dsn: str,
+        *,
+        app: object | None = None,
+        jwks_refetch_cooldown: float = 30.0,
+    ) -> None:
+        self.app = app
         self.auth = auth
         self.jwt = auth.jwt
         self.rdb_dsn = rdb_dsn
@@ -48,15 +59,22 @@ class JwtOnly:
         self.running: Running | None = None
         self.jwks: JwksCache | None = None
         self._http: httpx2.AsyncClient | None = None
-        self._engine: AsyncEngine | None = None
-        self._store: RevocationStore | None = None
+        self._store: AuthStore | None = None
+        self._lent: runtime.RunningAuth | None = None
+        # The authorization server owns the accounts: without a resolver, the claim is the account.
+        self.accounts = AccountSeams(app, ClaimIsTheAccount())
 
     def routes(self) -> Sequence[BaseRoute]:
         return ()
 
     def middleware(self) -> Sequence[Middleware]:
         return [
-            Middleware(BearerMiddleware, running=lambda: self.running, identity_claim=self.jwt.identity_claim)
+            Middleware(
+                BearerMiddleware,
+                running=lambda: self.running,
+                identity_claim=self.jwt.identity_claim,
+                accounts=self.accounts,
+            )
         ]
 
     @property
@@ -83,7 +101,7 @@ class JwtOnly:
         )
         self.running = Running(
             verifier=Verifier(policy, keys.key_for),
-            admission=build_admission(jwt, self._engine),
+            admission=build_admission(jwt, self._store.allowlist if self._store else None),
             revocation=check,
             protection=self.protection,
         )
@@ -111,21 +129,18 @@ class JwtOnly:
         return self.jwks
 
     async def _open_store(self) -> RevocationCheck | None:
-        """Connect to ``[middleware.rdb]``, check the tables, and build the revocation check."""
+        """Open the ``auth.backend`` store, check it, and build the revocation check."""
         jwt = self.jwt
-        tables = []
+        kinds: list[RecordKind] = []
         if jwt.revocation.mode != "off":
-            tables.append("fw_revocations")
+            kinds.append("revocations")
         if jwt.admission == "registered":
-            tables.append("fw_allowlist")
-        self._engine = create_engine(self.rdb_dsn)
-        await require_tables(self._engine, self.rdb_dsn, tables)
-        rdb_runtime.register(self._engine)
-        self._store = RevocationStore(self._engine, jwt.max_token_lifetime)
+            kinds.append("allowlist")
+        self._store = store = await open_auth_store(self.auth.backend, self.rdb_dsn, kinds)
         check = None
         if jwt.revocation.mode != "off":
             check = RevocationCheck(
-                self._store,
+                store.revocations,
                 jwt.revocation.mode,
                 on_unavailable=jwt.revocation.on_unavailable,
                 max_propagation_delay=jwt.revocation.max_propagation_delay,
@@ -135,25 +150,27 @@ class JwtOnly:
                     "auth.jwt.revocation.on_unavailable = admit: revoked tokens pass while the store is down"
                 )
             try:
-                await self._store.clean()
+                await store.revocations.clean()
             except StoreUnavailable as failure:
                 raise StartupError(
                     "middleware.rdb.dsn",
                     describe_dsn(self.rdb_dsn),
                     f"the revocation table cannot be used: {failure}",
                 ) from None
-        activate(self._store, check)
+        self._lent = runtime.RunningAuth(self.app, store, self.auth)
+        if check is not None:
+            self._lent.revocations_changed = check.forget
+        runtime.start(self._lent)
         return check
 
     async def shutdown(self) -> None:
         self.running = None
+        if self._lent is not None:
+            runtime.stop(self._lent)
+            self._lent = None
         if self._store is not None:
-            deactivate(self._store)
+            await self._store.close()
             self._store = None
-        if self._engine is not None:
-            rdb_runtime.unregister(self._engine)
-            await self._engine.dispose()
-            self._engine = None
         if self.jwks is not None:
             await self.jwks.close()
         if self._http is not None:

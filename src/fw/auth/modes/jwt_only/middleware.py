@@ -12,21 +12,21 @@ from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fw.auth.accounts import Account, AccountStoreUnavailable, AccountTable, Identity, resolve_account
+from fw.auth.accounts import AccountSeams, Identity
 from fw.auth.admission import Admission
 from fw.auth.caller import Authentication, Caller, record
 from fw.auth.jwt.verifier import Verifier
 from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
+from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.tokens.errors import TokenRejected
 from fw.auth.tokens.jws import MAX_TOKEN_BYTES
 from fw.problems import Problem
-from fw.rdb.engine import StoreUnavailable
 
 logger = logging.getLogger("fw.auth.jwt")
 
 _UNAUTHORIZED = Problem(status=401, code="unauthorized", headers={"WWW-Authenticate": "Bearer"})
-_UNAVAILABLE = Problem(status=503, code="service_unavailable")
+_UNAVAILABLE = StoreUnavailable()
 
 
 def _prebuilt(problem: Problem) -> tuple[Message, Message]:
@@ -52,23 +52,6 @@ class Running:
     admission: Admission
     revocation: RevocationCheck | None
     protection: Protection
-
-
-class _ClaimAccounts(AccountTable):
-    """Without an application resolver the account is the identity claim's value.
-
-    The authorization server owns the accounts in this mode, so fw keeps no table of its own;
-    an application that maps callers to local accounts registers ``fw.auth.set_account_resolver``.
-    """
-
-    def __init__(self) -> None:  # no engine: nothing is stored
-        pass
-
-    async def resolve(self, identity: Identity) -> Account | None:
-        return Account(identity.value, identity.display_name, identity.email)
-
-
-_CLAIM_IS_THE_ACCOUNT = _ClaimAccounts()
 
 
 def _authorization(scope: Scope) -> tuple[bool, str | None]:
@@ -98,13 +81,21 @@ class BearerMiddleware:
     """Verifies a presented bearer token on every path and demands one on protected paths.
 
     ``running`` answers ``None`` until the extension's startup succeeded (every request is then
-    a 503); ``identity_claim`` names the claim that identifies the caller.
+    a 503); ``identity_claim`` names the claim that identifies the caller; ``accounts`` maps the
+    verified identity to an account (the App's resolver, or the claim itself).
     """
 
-    def __init__(self, app: ASGIApp, running: Callable[[], Running | None], identity_claim: str) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        running: Callable[[], Running | None],
+        identity_claim: str,
+        accounts: AccountSeams,
+    ) -> None:
         self.app = app
         self.running = running
         self._claim = identity_claim
+        self._accounts = accounts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -156,10 +147,10 @@ class BearerMiddleware:
             return None
         identity = Identity(verified.issuer, self._claim, verified.identity, verified.claims)
         try:
-            account = await resolve_account(identity, _CLAIM_IS_THE_ACCOUNT)
-        except AccountStoreUnavailable as failure:
+            account = await self._accounts.resolve(identity)
+        except StoreUnavailable as failure:
             logger.error("account resolver unavailable: %s", failure)
-            return StoreUnavailable(str(failure))
+            return failure
         if account is None or not account.active:
             logger.debug("bearer rejected: the account resolver refused the identity")
             return None

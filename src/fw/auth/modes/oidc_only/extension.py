@@ -1,8 +1,8 @@
 """The ``oidc_only`` extension: its startup, its endpoints and the browser session middleware.
 
-Startup opens ``[middleware.rdb]`` (accounts, allow-list, and sessions when ``session.backend``
-is ``rdb``), checks the tables, opens the session store and reads the key that seals login
-state; any failure refuses the start with nothing left open.
+Startup opens the ``auth.backend`` store (accounts, allow-list, and sessions when
+``session.backend`` is ``rdb``), checks it is ready, opens the session store and reads the key
+that seals login state; any failure refuses the start with nothing left open.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import httpx2
-from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Route
 
-from fw.auth.accounts import AccountTable
+from fw.auth import runtime
+from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.login_state import LoginStates
@@ -26,12 +26,12 @@ from fw.auth.modes.oidc_only.logout import OidcLogout
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import Provider
 from fw.auth.protection import Protection
-from fw.auth.sessions.backends import open_store
 from fw.auth.sessions.manager import Sessions
-from fw.auth.sessions.store import SessionStore, SessionStoreUnavailable
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.interfaces import AuthStore, SessionStore
+from fw.auth.stores.records import RecordKind
+from fw.auth.stores.select import open_auth_store, open_session_store
 from fw.errors import StartupError
-from fw.rdb import runtime
-from fw.rdb.engine import create_engine, require_tables
 
 
 class OidcOnly:
@@ -39,11 +39,14 @@ class OidcOnly:
 
     def __init__(self, settings: ModeSettings, *, http: httpx2.AsyncClient | None = None) -> None:
         self.settings = settings
+        self.app = settings.app
         auth = self.auth = settings.auth
         self.oidc = auth.oidc
         self._http = http
-        self.engine: AsyncEngine | None = None
+        self.auth_store: AuthStore | None = None
         self.store: SessionStore | None = None
+        self.accounts = AccountSeams(settings.app)
+        self._lent: runtime.RunningAuth | None = None
         self.started: Started | None = None
         self.protection = Protection.from_patterns(auth.protection.include, auth.protection.exclude)
         origins = Origins(
@@ -56,7 +59,7 @@ class OidcOnly:
         self.logout = OidcLogout(self.oidc, origins, self._started)
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
-            accounts=lambda: self.started.accounts if self.started is not None else None,
+            accounts=self.accounts,
             protection=self.protection,
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
@@ -75,19 +78,17 @@ class OidcOnly:
         return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
 
     async def startup(self) -> None:
-        dsn = self.settings.rdb.dsn
-        engine = create_engine(dsn)
+        kinds: list[RecordKind] = ["accounts", "allowlist"]
+        if self.settings.session.backend == "rdb":
+            kinds.append("sessions")
+        auth_store = await open_auth_store(self.auth.backend, self.settings.rdb.dsn, kinds)
         store: SessionStore | None = None
         try:
-            tables = ["fw_accounts", "fw_allowlist"]
-            if self.settings.session.backend == "rdb":
-                tables.append("fw_sessions")
-            await require_tables(engine, dsn, tables)
-            store = open_store(self.settings.session, engine)
+            store = open_session_store(self.settings.session, auth_store)
             await store.check()
             try:
                 logins = LoginStates(await store.shared_key())
-            except SessionStoreUnavailable as error:
+            except StoreUnavailable as error:
                 raise StartupError(
                     "session.backend",
                     self.settings.session.backend,
@@ -96,10 +97,11 @@ class OidcOnly:
         except BaseException:
             if store is not None:
                 await store.close()
-            await engine.dispose()
+            await auth_store.close()
             raise
-        self.engine = engine
+        self.auth_store = auth_store
         self.store = store
+        self.accounts.default = StoredAccounts(auth_store.accounts)
         self.started = Started(
             provider=Provider(
                 self.oidc.issuer, allow_loopback_http=self.oidc.allow_loopback_http, http=self._http
@@ -110,21 +112,24 @@ class OidcOnly:
                 idle_timeout=self.auth.session.idle_timeout.total_seconds(),
             ),
             logins=logins,
-            admission=build_admission(self.oidc, engine),
-            accounts=AccountTable(engine),
+            admission=build_admission(self.oidc, auth_store.allowlist),
+            accounts=self.accounts,
         )
-        runtime.register(engine)
+        self._lent = runtime.RunningAuth(self.app, auth_store, self.auth)
+        runtime.start(self._lent)
 
     async def shutdown(self) -> None:
         started, self.started = self.started, None
+        if self._lent is not None:
+            runtime.stop(self._lent)
+            self._lent = None
         if self.store is not None:
             await self.store.close()
         if started is not None and self._http is None:
             await started.provider.aclose()
-        if self.engine is not None:
-            runtime.unregister(self.engine)
-            await self.engine.dispose()
-        self.engine = self.store = None
+        if self.auth_store is not None:
+            await self.auth_store.close()
+        self.auth_store = self.store = self.accounts.default = None
 
     # What the endpoints and the middleware use.
     def _started(self) -> Started:

@@ -17,7 +17,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from fw.auth.accounts import AccountStoreUnavailable, Identity, resolve_account
+from fw.auth.accounts import Identity
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.login_state import LOGIN_COOKIE, LOGIN_LIFETIME, LoginAttempt
@@ -38,8 +38,8 @@ from fw.auth.oidc import (
     verify_id_token,
 )
 from fw.auth.sessions.manager import RECONFIRM_COOKIE, SessionSummary
+from fw.auth.stores.errors import StoreUnavailable
 from fw.problems import Problem
-from fw.rdb.engine import StoreUnavailable
 from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth")
@@ -205,8 +205,8 @@ class OidcLogin:
             create=self.oidc.auto_provision and self.oidc.admission != "existing",
         )
         try:
-            account = await resolve_account(identity, started.accounts)
-        except AccountStoreUnavailable as error:
+            account = await started.accounts.resolve(identity)
+        except StoreUnavailable as error:
             logger.error("account store unavailable during sign-in: %s", error)
             raise unavailable("account store") from None
         if account is None or not account.active:
@@ -221,7 +221,7 @@ class OidcLogin:
             key=str(value),
             auth_time=verified.auth_time,
         )
-        cookies = await sign_in(request, started.sessions, summary)
+        cookies = await sign_in(request, started.sessions, started.accounts, summary)
         target = safe_return_path(attempt.next) or self.auth.post_login_path
         response = RedirectResponse(target, status_code=303)
         for cookie in cookies:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fw.auth.accounts import AccountTable
+from fw.auth.accounts import AccountSeams
 from fw.auth.admission import Admission
 from fw.auth.browser.login_state import LoginStates
 from fw.auth.oidc import Provider
@@ -19,4 +19,4 @@ class Started:
     sessions: Sessions
     logins: LoginStates
     admission: Admission
-    accounts: AccountTable
+    accounts: AccountSeams

@@ -1,4 +1,4 @@
-"""The ``cookie`` backend: the record travels sealed (AES-256-GCM) inside the cookie itself.
+"""The ``cookie`` session backend: the record travels sealed (AES-256-GCM) inside the cookie itself.
 
 No server state, so logout and a new login cannot invalidate a copy a client already took: it
 works until its seal expires. Account suspension still applies, because the account is re-read
@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from fw.auth.sessions.seal import Sealer
-from fw.auth.sessions.store import Record, unexpired
+from fw.auth.stores.tokens import Record, unexpired
 from fw.errors import StartupError
 
 SECRET_KEY = "session.keyring.secret"
@@ -52,7 +52,7 @@ def derive_keys(listed: str) -> list[bytes]:
     return [derive_key(secret) for secret in listed.replace(",", " ").split()] or [derive_key("")]
 
 
-class CookieStore:
+class CookieSessions:
     name = "cookie"
 
     def __init__(self, secret: str) -> None:
@@ -87,6 +87,10 @@ class CookieStore:
 
     async def delete(self, value: str) -> None:
         """Nothing to delete server-side; the caller expires the cookie."""
+
+    async def delete_account(self, account_id: str) -> int:
+        """Nothing is kept server-side, so no copy can be recalled: the account re-read ends them."""
+        return 0
 
     async def shared_key(self) -> bytes:
         """Every process has the same configured secret; callers derive their own subkey from it."""

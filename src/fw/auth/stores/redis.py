@@ -1,4 +1,8 @@
-"""The ``redis`` backend: one key per session under a prefix, expiring with the session."""
+"""The ``redis`` session backend: one key per session under a prefix, expiring with the session.
+
+Each account also has a set of its sessions' digests (expiring with its longest-lived session),
+so every session of an account can be destroyed at once. Needs the ``redis`` extra.
+"""
 
 from __future__ import annotations
 
@@ -10,38 +14,52 @@ import time
 from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
-from fw.auth.sessions.store import (
-    SHARED_KEY_ID,
-    Record,
-    SessionStoreUnavailable,
-    new_token,
-    token_digest,
-    unexpired,
-    well_formed,
-)
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.tokens import SHARED_KEY_ID, Record, new_token, token_digest, unexpired, well_formed
 from fw.errors import StartupError
 
 URL_KEY = "session.redis_url"
+_FAILURES = (RedisError, OSError)
+
+# Write a session and index it under its account; the index lives as long as the latest session.
+_PUT = """
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if #KEYS > 1 then
+  redis.call('SADD', KEYS[2], ARGV[3])
+  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+end
+return 1
+"""
 
 
-class RedisStore:
+def _text(value: bytes | str) -> str:
+    return value.decode("ascii") if isinstance(value, bytes) else value
+
+
+class RedisSessions:
     name = "redis"
 
     def __init__(self, url: str, *, prefix: str = "fw:session:") -> None:
         self.url = url
         self.prefix = prefix
         self._client: aioredis.Redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        self._put_script = self._client.register_script(_PUT)
 
     def _key(self, token: str) -> str:
         return f"{self.prefix}{token_digest(token)}"
 
+    def _account_key(self, account_id: str) -> str:
+        return f"{self.prefix}account:{account_id}"
+
     async def _put(self, token: str, record: Record, expires_at: float) -> None:
         ttl_ms = max(1, math.ceil((expires_at - time.time()) * 1000))
         payload = json.dumps({**record, "_exp": expires_at}, separators=(",", ":"))
+        account_id = str(record.get("account_id", ""))
+        keys = [self._key(token)] + ([self._account_key(account_id)] if account_id else [])
         try:
-            await self._client.set(self._key(token), payload, px=ttl_ms)
-        except (RedisError, OSError) as error:
-            raise SessionStoreUnavailable(str(error)) from None
+            await self._put_script(keys=keys, args=[payload, ttl_ms, token_digest(token)])
+        except _FAILURES as error:
+            raise StoreUnavailable(str(error)) from None
 
     async def save(self, record: Record, expires_at: float) -> str:
         token = new_token()
@@ -53,8 +71,8 @@ class RedisStore:
             return None
         try:
             raw = await self._client.get(self._key(value))
-        except (RedisError, OSError) as error:
-            raise SessionStoreUnavailable(str(error)) from None
+        except _FAILURES as error:
+            raise StoreUnavailable(str(error)) from None
         if raw is None:
             return None
         try:
@@ -71,8 +89,19 @@ class RedisStore:
             return
         try:
             await self._client.delete(self._key(value))
-        except (RedisError, OSError) as error:
-            raise SessionStoreUnavailable(str(error)) from None
+        except _FAILURES as error:
+            raise StoreUnavailable(str(error)) from None
+
+    async def delete_account(self, account_id: str) -> int:
+        index = self._account_key(account_id)
+        try:
+            digests = await self._client.smembers(index)
+            keys = [f"{self.prefix}{_text(digest)}" for digest in digests]
+            gone = int(await self._client.delete(*keys)) if keys else 0
+            await self._client.delete(index)
+        except _FAILURES as error:
+            raise StoreUnavailable(str(error)) from None
+        return gone
 
     async def shared_key(self) -> bytes:
         """``SET NX`` then ``GET``: every process ends up with the first process's key."""
@@ -80,16 +109,16 @@ class RedisStore:
         try:
             await self._client.set(key, os.urandom(32), nx=True)
             value = await self._client.get(key)
-        except (RedisError, OSError) as error:
-            raise SessionStoreUnavailable(str(error)) from None
+        except _FAILURES as error:
+            raise StoreUnavailable(str(error)) from None
         if not isinstance(value, bytes) or len(value) != 32:
-            raise SessionStoreUnavailable(f"the shared key at {key} is not 32 bytes")
+            raise StoreUnavailable(f"the shared key at {key} is not 32 bytes")
         return value
 
     async def check(self) -> None:
         try:
             await self._client.ping()
-        except (RedisError, OSError) as error:
+        except _FAILURES as error:
             raise StartupError(URL_KEY, self.url, f"Redis cannot be reached ({error})") from None
 
     async def close(self) -> None:

@@ -1,0 +1,91 @@
+"""The auth of running Apps, for fw.auth's module-level calls (``revoke_token``, ``allow``, ...).
+
+A started auth extension lends its store here until it stops. A call acts on the App passed as
+``app=``, else on the one running in the caller's event loop; several there is ambiguous and
+refused with the fix. With none running (a management script) the call opens the configured
+store for itself and closes it afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from fw.auth.stores.interfaces import AuthStore
+from fw.auth.stores.select import open_auth_store
+from fw.settings import AuthSettings
+
+
+def _nothing() -> None:
+    return None
+
+
+@dataclass(eq=False)
+class RunningAuth:
+    """What one started auth extension lends to the module-level calls."""
+
+    #: The App the extension belongs to (``None`` for one started on its own, as tests do).
+    app: object | None
+    store: AuthStore
+    #: The settings the App resolved at start (``None`` when the configuration has no ``[auth]``).
+    auth: AuthSettings | None
+    #: Called after a revocation was written, so this process sees it at once (drops caches).
+    revocations_changed: Callable[[], None] = field(default=_nothing)
+
+
+_running: list[tuple[asyncio.AbstractEventLoop, RunningAuth]] = []
+
+
+def start(running: RunningAuth) -> None:
+    _running.append((asyncio.get_running_loop(), running))
+
+
+def stop(running: RunningAuth) -> None:
+    _running[:] = [entry for entry in _running if entry[1] is not running]
+
+
+def find(app: object | None = None) -> RunningAuth | None:
+    """The running auth of ``app``, else the only one in this event loop; ``None`` when none runs."""
+    loop = asyncio.get_running_loop()
+    if app is not None:
+        for owner, running in _running:
+            if running.app is app:
+                if owner is not loop:
+                    raise RuntimeError(
+                        "the App passed as app= runs in another event loop; call from that loop"
+                    )
+                return running
+        raise RuntimeError("the App passed as app= is not running; start it first, or leave out app=")
+    here = [running for owner, running in _running if owner is loop]
+    if len(here) > 1:
+        raise RuntimeError("several Apps are running in this event loop; pass app= to say which one")
+    return here[0] if here else None
+
+
+def _configured() -> tuple[AuthSettings | None, str]:
+    """Outside a running App, the parsed configuration is the only place settings come from."""
+    from fw.configuration import config
+    from fw.rdb.migrate import configured_dsn
+
+    try:
+        auth: AuthSettings | None = config(AuthSettings)
+    except LookupError:
+        auth = None
+    return auth, configured_dsn()
+
+
+@contextlib.asynccontextmanager
+async def auth_for_call(app: object | None = None) -> AsyncIterator[RunningAuth]:
+    """The running auth a call acts on, or a short-lived one on the configured store."""
+    running = find(app)
+    if running is not None:
+        yield running
+        return
+    auth, dsn = _configured()
+    store = await open_auth_store(auth.backend if auth is not None else "rdb", dsn, ())
+    try:
+        yield RunningAuth(None, store, auth)
+    finally:
+        await store.close()

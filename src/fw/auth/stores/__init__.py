@@ -1,0 +1,36 @@
+"""Where auth keeps its records: small async interfaces, one module per engine behind them.
+
+- :mod:`~fw.auth.stores.interfaces`: the interfaces (accounts, allow-list, revocations,
+  sessions, ceremonies, passkeys, bootstrap) and :class:`AuthStore`, all of ``auth.backend``;
+- :mod:`~fw.auth.stores.records`: the records they exchange (``StoredAccount``,
+  ``PasskeyCredential``, ``BootstrapRecord``...);
+- :mod:`~fw.auth.stores.rdb`, :mod:`~fw.auth.stores.redis`, :mod:`~fw.auth.stores.cookie`: engines;
+- :mod:`~fw.auth.stores.select`: ``auth.backend`` / ``session.backend`` to a store.
+
+A new engine is one module implementing the interfaces plus one branch in ``select``; the
+contract tests in ``tests/stores`` then run against it through one more fixture parameter.
+"""
+
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.interfaces import (
+    AccountStore,
+    AllowListStore,
+    AuthStore,
+    BootstrapStore,
+    CeremonyStore,
+    PasskeyStore,
+    RevocationStore,
+    SessionStore,
+)
+
+__all__ = [
+    "AccountStore",
+    "AllowListStore",
+    "AuthStore",
+    "BootstrapStore",
+    "CeremonyStore",
+    "PasskeyStore",
+    "RevocationStore",
+    "SessionStore",
+    "StoreUnavailable",
+]

@@ -1,0 +1,85 @@
+"""The records auth stores exchange with the policies that use them.
+
+Plain frozen dataclasses: a store never hands out its rows or documents, so a policy reads
+the same shape whichever engine keeps it. Times are aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+#: What a revocation entry is keyed by: a token's ``jti`` or an identity (``iat`` compared).
+RevocationKind = Literal["token", "subject"]
+
+#: The kinds of record an auth store keeps; a backend checks at startup that each one it is
+#: asked for has somewhere to live (a migrated table, a collection).
+RecordKind = Literal[
+    "accounts", "allowlist", "revocations", "sessions", "ceremonies", "passkeys", "bootstrap"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AccountLink:
+    """Who signed in: the link (issuer, identity-claim value) and the names given this time."""
+
+    issuer: str
+    claim_value: str
+    display_name: str = ""
+    email: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAccount:
+    """One account of fw's own account store, linked by (issuer, identity-claim value)."""
+
+    account_id: str
+    issuer: str
+    claim_value: str
+    display_name: str = ""
+    email: str = ""
+    active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RevocationEntries:
+    """What the store holds for one token: the stamp of its jti entry and of its subject entry."""
+
+    token: datetime | None
+    subject: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class PasskeyCredential:
+    """A registered WebAuthn credential; ``sign_count`` only ever moves up."""
+
+    credential_id: bytes
+    account_id: str
+    public_key: bytes
+    sign_count: int
+    #: The WebAuthn user handle the account was registered under (``user.id``).
+    user_handle: bytes
+    created_at: datetime
+    transports: tuple[str, ...] = ()
+    backup_eligible: bool = False
+    backed_up: bool = False
+    last_used_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapRecord:
+    """A one-time credential that lets a person enrol a first (or recovery) passkey.
+
+    Only a digest of the secret is kept. ``redeemed`` turns true once the secret was shown
+    and accepted; the record is spent by the enrollment that stores the credential.
+    """
+
+    login_id: str
+    account_id: str
+    purpose: str
+    secret_digest: bytes
+    created_at: datetime
+    expires_at: datetime
+    attempts_left: int
+    redeemed: bool = False

@@ -1,0 +1,118 @@
+"""One fixture, every backend: the store contract runs on each engine fw serves.
+
+``backend`` is parametrized by engine, in the manner of a store test-suite: SQLite in a file of
+the test's own, PostgreSQL at ``FW_TEST_POSTGRES_DSN``, Redis at ``FW_TEST_REDIS_URL`` (each
+skipped with the reason when its variable is missing) and the sealed cookie. A new engine (DynamoDB,
+Firestore) joins by adding one parameter and its fixture. A test asking for an interface an
+engine does not implement is skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from fw.auth.stores import AuthStore, SessionStore
+from fw.auth.stores.cookie import CookieSessions
+from fw.auth.stores.rdb import RdbStore
+from fw.rdb.migrate import upgrade
+
+
+@dataclass
+class Backend:
+    """One engine under test."""
+
+    name: str
+    #: The ``auth.backend`` records, or ``None`` for an engine that keeps only sessions.
+    auth: AuthStore | None
+    sessions: SessionStore
+    #: Another handle on the same sessions, as a second app process would open.
+    reopen_sessions: Callable[[], SessionStore]
+    #: The same engine aimed at nothing (``None`` when there is no server to miss).
+    unreachable: Callable[[], AuthStore | SessionStore] | None
+    #: Whether destroying a session recalls it everywhere (not for sealed cookies).
+    recalls_sessions: bool = True
+
+
+@pytest.fixture
+async def sqlite_backend(tmp_path: Path) -> AsyncIterator[Backend]:
+    dsn = f"sqlite:///{tmp_path / 'stores.sqlite3'}"
+    await upgrade(dsn)
+    store = RdbStore.open(dsn)
+    # An embedded database has no server to miss: its failure is a file that cannot be read.
+    unreadable = tmp_path / "unreadable.sqlite3"
+    unreadable.write_bytes(b"this is not a database file" * 100)
+    yield Backend(
+        "sqlite",
+        store,
+        store.sessions(),
+        store.sessions,
+        lambda: RdbStore.open(f"sqlite:///{unreadable}"),
+    )
+    await store.close()
+
+
+@pytest.fixture
+async def postgresql_backend(postgres_dsn: str) -> AsyncIterator[Backend]:
+    await upgrade(postgres_dsn)
+    store = RdbStore.open(postgres_dsn)
+    yield Backend(
+        "postgresql",
+        store,
+        store.sessions(),
+        store.sessions,
+        lambda: RdbStore.open("postgresql://fw@127.0.0.1:9/unreachable"),
+    )
+    await store.close()
+
+
+@pytest.fixture
+async def redis_backend(redis_url: str) -> AsyncIterator[Backend]:
+    from fw.auth.stores.redis import RedisSessions
+
+    prefix = f"fw-test-stores:{secrets.token_hex(4)}:"
+    opened: list[RedisSessions] = []
+
+    def sessions() -> RedisSessions:
+        opened.append(RedisSessions(redis_url, prefix=prefix))
+        return opened[-1]
+
+    yield Backend("redis", None, sessions(), sessions, lambda: RedisSessions("redis://127.0.0.1:1/0"))
+    for store in opened:
+        await store.close()
+
+
+@pytest.fixture
+def cookie_backend() -> Backend:
+    secret = secrets.token_urlsafe(32)
+    store = CookieSessions(secret)
+    return Backend("cookie", None, store, lambda: CookieSessions(secret), None, recalls_sessions=False)
+
+
+@pytest.fixture(params=["sqlite", "postgresql", "redis", "cookie"])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    found = request.getfixturevalue(f"{request.param}_backend")
+    assert isinstance(found, Backend)
+    return found
+
+
+@pytest.fixture
+def auth_store(backend: Backend) -> AuthStore:
+    """The ``auth.backend`` records of the engine; engines that keep only sessions are skipped."""
+    if backend.auth is None:
+        pytest.skip(f"{backend.name} keeps only sessions; auth.backend records live elsewhere")
+    return backend.auth
+
+
+@pytest.fixture
+def sessions(backend: Backend) -> SessionStore:
+    return backend.sessions
+
+
+def unique(prefix: str) -> str:
+    """A value no other test (or earlier run on a shared database) uses."""
+    return f"{prefix}-{secrets.token_hex(6)}"

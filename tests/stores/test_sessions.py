@@ -1,0 +1,67 @@
+"""The session interface: records under cookie values, expiry, destruction, the shared key."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from fw.auth.stores import SessionStore
+
+from .conftest import Backend, unique
+
+RECORD = {"account_id": "acct", "kind": "session", "display_name": "Alice"}
+
+
+async def test_a_saved_record_loads_under_the_value_save_returned(sessions: SessionStore) -> None:
+    value = await sessions.save(dict(RECORD), time.time() + 60)
+    assert await sessions.load(value) == RECORD
+
+
+async def test_update_rewrites_the_record_and_keeps_it_loadable(sessions: SessionStore) -> None:
+    value = await sessions.save(dict(RECORD), time.time() + 60)
+    changed = {**RECORD, "display_name": "Alice Renamed"}
+    new_value = await sessions.update(value, dict(changed), time.time() + 60)
+    assert await sessions.load(new_value) == changed
+
+
+async def test_a_destroyed_session_no_longer_loads(backend: Backend) -> None:
+    if not backend.recalls_sessions:
+        pytest.skip("a sealed cookie cannot be recalled; the browser's copy is expired instead")
+    value = await backend.sessions.save(dict(RECORD), time.time() + 60)
+    await backend.sessions.delete(value)
+    assert await backend.sessions.load(value) is None
+
+
+async def test_an_expired_record_does_not_load(sessions: SessionStore) -> None:
+    value = await sessions.save(dict(RECORD), time.time() - 1)
+    assert await sessions.load(value) is None
+
+
+@pytest.mark.parametrize("value", ["", "x", "A" * 43, "A" * 44, "!!!!", "A" * 4000, "fw:shared-key"])
+async def test_unknown_or_malformed_values_load_as_none(sessions: SessionStore, value: str) -> None:
+    await sessions.shared_key()
+    assert await sessions.load(value) is None
+    await sessions.delete(value)  # deleting what is not there is harmless
+
+
+async def test_every_session_of_an_account_is_destroyed_at_once(backend: Backend) -> None:
+    sessions, account = backend.sessions, unique("acct")
+    mine = [await sessions.save({**RECORD, "account_id": account}, time.time() + 60) for _ in range(3)]
+    other = await sessions.save({**RECORD, "account_id": unique("other")}, time.time() + 60)
+    destroyed = await sessions.delete_account(account)
+    if not backend.recalls_sessions:
+        assert destroyed == 0  # nothing server-side: the account re-read ends these sessions
+        return
+    assert destroyed == 3
+    assert [await sessions.load(value) for value in mine] == [None, None, None]
+    assert await sessions.load(other) is not None
+    assert await sessions.delete_account(account) == 0
+
+
+async def test_every_process_gets_the_same_32_byte_shared_key(backend: Backend) -> None:
+    first = await backend.sessions.shared_key()
+    assert len(first) == 32
+    assert await backend.sessions.shared_key() == first
+    another = backend.reopen_sessions()
+    assert await another.shared_key() == first
