@@ -22,12 +22,15 @@ from fw.auth.revocation import (
     token_revoked,
 )
 
-# --- the startup summary shows only the tables the chosen auth.mode reads ---
+# --- what auth tells the configuration layer: the tables the chosen auth.mode leaves unread
+# (left out of the startup summary), its advisories (fw doctor, summary) and removed keys ---
 # isort: split
+from fw.auth import advisories as _advisories
 from fw.auth import mode_rules as _mode_rules
 from fw.configuration.activity import register_inactive_hook as _register_inactive_hook
 
 _register_inactive_hook(_mode_rules.unread_tables)
+_advisories.register()
 
 __all__ = [
     "Account",
