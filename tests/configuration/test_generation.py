@@ -709,3 +709,72 @@ def test_one_key_reached_from_two_prefixes_is_refused(
         "key a.b.level is declared twice",
         "Inner.level (a.b.level), Flat.level (a.b.level)",
     )
+
+
+@pytest.mark.parametrize(
+    ("annotation", "message"),
+    [
+        ("Literal[1, 2]", "unsupported type Literal[1, 2]: a Literal key holds strings only"),
+        ('Literal["a", "b"]', 'a Literal key without a default starts empty'),
+        ('Annotated[Literal["a", "b"], fw.default("c")]', "default 'c' is not one of the choices: 'a', 'b'"),
+        ('Annotated[str, fw.enum("a,b"), fw.falsy("off")]', "falsy value 'off' is not one of the choices"),
+        ('Annotated[int, fw.enum("1,2")]', "fw.enum applies to str keys, not to a int key"),
+        ('Annotated[Literal["a", "b"], fw.enum("a,b"), fw.default("a")]', "choices given twice"),
+        ('Annotated[str, fw.enum("a,,b")]', "every choice must be a non-empty name"),
+        ('Annotated[list[str], fw.enum("a,b")]', "fw.enum applies to str keys, not to a list key"),
+    ],
+)
+def test_unusable_choices_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, annotation: str, message: str
+) -> None:
+    fails(
+        tmp_path,
+        monkeypatch,
+        f"""
+        from typing import Literal
+
+
+        @dataclass
+        class C:
+            bad: {annotation}
+
+
+        fw.register_config(C, "c")
+        """,
+        "bad:",
+        message,
+        "C.bad (c.bad)",
+    )
+
+
+def test_a_trailing_comment_on_a_field_line_becomes_its_help(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder, errors = generate(
+        tmp_path,
+        '''
+        @dataclass
+        class Home:
+            city: str  # City of residence.
+            #: The doc comment above wins.
+            street: str  # Not this one.
+            zip: str  # noqa: E501
+            """A string literal after the field, since the trailing comment is a directive."""
+            country: Annotated[str, fw.help("explicit help")]  # Not this either.
+            floor: Annotated[
+                int,
+                fw.default("0"),
+            ]  # The comment ending the field's statement.
+
+
+        fw.register_config(Home, "home")
+        ''',
+        monkeypatch,
+    )
+    assert errors == []
+    text = (folder / "_fw_config.py").read_text()
+    assert "help='City of residence'" in text
+    assert "help='The doc comment above wins'" in text and "Not this one" not in text
+    assert "help='A string literal after the field, since the trailing comment is a directive'" in text
+    assert "help='explicit help'" in text and "Not this either" not in text
+    assert "help=\"The comment ending the field's statement\"" in text

@@ -7,6 +7,7 @@ shown. :func:`redact` is the last line of defence for messages built from config
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -99,6 +100,13 @@ def hidden_keys(loaders: Iterable[Loader]) -> list[str]:
     keys = {spec.key for loader in loaders for spec in loader.fields if spec.secret == "hide"}
     keys.update(array.key for loader in loaders for array in loader.arrays if array.secret == "hide")
     return sorted(keys, key=len, reverse=True)
+
+
+def hide_names(text: str, keys: Sequence[str]) -> str:
+    """``text`` with each of ``keys`` (whole key names only) replaced by ``(a hidden setting)``."""
+    for key in keys:
+        text = re.sub(rf"(?<![\w.-]){re.escape(key)}(?![\w-])", "(a hidden setting)", text)
+    return text
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:

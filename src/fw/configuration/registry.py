@@ -25,10 +25,10 @@ from fw.configuration.activity import inactive_subtrees
 from fw.configuration.advisory import Advisory
 from fw.configuration.argv import ParsedArgs, parse_argv
 from fw.configuration.choices import choices, unknown_extensions
-from fw.configuration.masking import hidden_keys, redact, secret_texts
+from fw.configuration.masking import hidden_keys, hide_names, redact, secret_texts
 from fw.configuration.removed import check_removed, removed_keys
 from fw.configuration.resolve import Resolved, resolve
-from fw.configuration.schema import Command, Field, Loader, fingerprint, type_name
+from fw.configuration.schema import Command, Field, Loader, fingerprint, name_clashes, type_name
 from fw.configuration.sources import (
     EnvLayer,
     LoadOptionChanges,
@@ -199,27 +199,11 @@ def set_config_load_options(**options: Unpack[LoadOptionChanges]) -> None:
 
 # Parsing.
 def _option_table(loaders: Sequence[Loader]) -> dict[str, Field]:
-    table: dict[str, Field] = {}
-    envs: dict[str, Field] = {}
-    keys: dict[str, str] = {}
-    for loader in loaders:
-        for spec in loader.fields:
-            if spec.key in keys:
-                raise ConfigError(
-                    spec.key, "", f"key declared by both {keys[spec.key]} and {loader.type_name}"
-                )
-            keys[spec.key] = loader.type_name
-            for option in spec.opts:
-                if option in table:
-                    raise ConfigError(spec.key, "", f"option {option} is also used by {table[option].key}")
-                table[option] = spec
-            if spec.env is not None:
-                if spec.env in envs:
-                    raise ConfigError(
-                        spec.key, "", f"environment variable {spec.env} is also used by {envs[spec.env].key}"
-                    )
-                envs[spec.env] = spec
-    return table
+    """Every command-line option of ``loaders``; a name two registered types share is refused."""
+    owned = [(spec, f"{spec.key} of {loader.type_name}") for loader in loaders for spec in loader.fields]
+    for name, first, second in name_clashes(owned):
+        raise ConfigError("", "", f"{name} is declared by both {first} and {second}")
+    return {option: spec for spec, _ in owned for option in spec.opts}
 
 
 def _default_app_name() -> str:
@@ -406,16 +390,10 @@ def advisories() -> list[Advisory]:
         Advisory(
             item.level,
             "" if item.key in hidden else item.key,
-            _hide_names(redact(item.msg, secrets), hidden),
+            hide_names(redact(item.msg, secrets), hidden),
         )
         for item in found
     ]
-
-
-def _hide_names(text: str, hidden: list[str]) -> str:
-    for key in hidden:
-        text = text.replace(key, "(a hidden setting)")
-    return text
 
 
 # Side-effect-free loading, for tests of any pillar.

@@ -8,10 +8,10 @@ same classes; a mismatch means the declaration (or the loader format) changed af
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from fw.codegen import naming
 from fw.codegen.fingerprint import fingerprint as codegen_fingerprint
@@ -135,6 +135,26 @@ class Command:
         for p in self.positionals:
             values[p.key] = [] if p.mode == "*" else zero(p.kind)
         return values
+
+
+Owner = TypeVar("Owner")
+
+
+def name_clashes(owned: Iterable[tuple[Field, Owner]]) -> Iterator[tuple[str, Owner, Owner]]:
+    """Each key, environment variable or option that two fields share: ``("option --x", first
+    owner, second owner)``. Keys, variables and options are one namespace over every registered
+    type; the generator refuses a clash at build time and the runtime again when loaders of
+    several directories meet."""
+    seen: dict[str, Owner] = {}
+    for spec, owner in owned:
+        names = [f"key {spec.key}", *(f"option {option}" for option in spec.opts)]
+        if spec.env is not None:
+            names.append(f"environment variable {spec.env}")
+        for name in names:
+            if name in seen:
+                yield name, seen[name], owner
+            else:
+                seen[name] = owner
 
 
 def zero(kind: Kind) -> Value:

@@ -11,54 +11,27 @@ import importlib
 
 from fw.codegen.errors import unique
 from fw.configuration.codegen.plan import Plan, PlannedField
-from fw.configuration.schema import Field
+from fw.configuration.schema import Field, name_clashes
 from fw.errors import GenerationError
 
 
 def check_together(plans: list[Plan]) -> list[GenerationError]:
     configs = [plan for plan in plans if plan.kind == "config"]
-    errors, keys = _names_used_twice(configs)
+    keys = {planned.spec.key: planned for plan in configs for planned in plan.fields}
+    errors = _names_used_twice(configs)
     errors += _framework_names(configs)
     errors += _dependon_targets(configs, keys)
     return unique(errors)
 
 
-def _names_used_twice(configs: list[Plan]) -> tuple[list[GenerationError], dict[str, PlannedField]]:
+def _names_used_twice(configs: list[Plan]) -> list[GenerationError]:
+    owned = [(planned.spec, planned) for plan in configs for planned in plan.fields]
     errors: list[GenerationError] = []
-    keys: dict[str, PlannedField] = {}
-    envs: dict[str, PlannedField] = {}
-    options: dict[str, PlannedField] = {}
-    for plan in configs:
-        for planned in plan.fields:
-            if planned.key in keys:
-                first = keys[planned.key]
-                errors.append(
-                    _both(first, planned, f"key {planned.key} is declared twice (also {first.where.at})")
-                )
-            keys[planned.key] = planned
-            if planned.env is not None:
-                if planned.env in envs:
-                    first = envs[planned.env]
-                    errors.append(
-                        _both(
-                            first,
-                            planned,
-                            f"environment variable {planned.env} is used by both (first at {first.where.at})",
-                        )
-                    )
-                envs[planned.env] = planned
-            for option in planned.opts:
-                if option in options and options[option] is not planned:
-                    first = options[option]
-                    errors.append(
-                        _both(first, planned, f"option {option} is used by both (first at {first.where.at})")
-                    )
-                options[option] = planned
-    return errors, keys
-
-
-def _both(first: PlannedField, second: PlannedField, message: str) -> GenerationError:
-    return second.where.about(first.where, second.where).error(message)
+    for name, first, second in name_clashes(owned):
+        reason = "is declared twice" if name.startswith("key ") else "is used by both"
+        where = second.where.about(first.where, second.where)
+        errors.append(where.error(f"{name} {reason} (first at {first.where.at})"))
+    return errors
 
 
 def _framework_names(configs: list[Plan]) -> list[GenerationError]:
@@ -69,16 +42,16 @@ def _framework_names(configs: list[Plan]) -> list[GenerationError]:
     errors: list[GenerationError] = []
     for plan in configs:
         for planned in plan.fields:
-            if planned.key in builtin:
-                errors.append(planned.where.error(f"key {planned.key} is one of the framework's own keys"))
-            elif planned.env in builtin_envs:
+            spec = planned.spec
+            if spec.key in builtin:
+                errors.append(planned.where.error(f"key {spec.key} is one of the framework's own keys"))
+            elif spec.env in builtin_envs:
                 errors.append(
                     planned.where.error(
-                        f"environment variable {planned.env} is used by the framework's "
-                        f"{builtin_envs[planned.env]}"
+                        f"environment variable {spec.env} is used by the framework's {builtin_envs[spec.env]}"
                     )
                 )
-            for option in planned.opts:
+            for option in spec.opts:
                 if option in builtin_options:
                     errors.append(
                         planned.where.error(
@@ -104,11 +77,11 @@ def _dependon_targets(configs: list[Plan], keys: dict[str, PlannedField]) -> lis
                     elif target not in builtin:
                         errors.append(where.error(f"dependon names an undeclared key {target!r}"))
                     continue
-                if parent.kind in ("int", "duration") and parent.falsy is None:
+                if parent.spec.kind in ("int", "duration") and parent.spec.falsy is None:
                     errors.append(
                         where.about(where, parent.where).error(
-                            f"dependon {target!r}: a {parent.kind} key named by dependon must declare falsy "
-                            f"(its off value) at {parent.where.at}"
+                            f"dependon {target!r}: a {parent.spec.kind} key named by dependon must declare "
+                            f"falsy (its off value) at {parent.where.at}"
                         )
                     )
     return errors

@@ -6,11 +6,12 @@ and straight-line constructors, so loading configuration never reads an annotati
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 from fw.codegen.output import header
 from fw.configuration.codegen.plan import Node, Plan, PlannedArray, PlannedField
-from fw.configuration.schema import fingerprint, type_name
+from fw.configuration.schema import Field, fingerprint, type_name
 
 HEADER = (
     header("the register_config / register_subcommand calls in this directory", "a registered declaration")
@@ -41,7 +42,7 @@ class _Emitter:
         parts = []
         for attr, member in node.members:
             if isinstance(member, PlannedField):
-                parts.append(f"{indent}    {attr}=v[{member.key!r}],")
+                parts.append(f"{indent}    {attr}=v[{member.spec.key!r}],")
             elif isinstance(member, Node):
                 inner = self.construct(member, indent + "    ")
                 parts.append(f"{indent}    {attr}={inner},")
@@ -66,38 +67,24 @@ def _literal(value: object) -> str:
     return repr(value)
 
 
-def _field(planned: PlannedField, indent: str) -> str:
-    args = [f"key={planned.key!r}", f"kind={planned.kind!r}", f"table={planned.table!r}"]
-    if planned.default is not None:
-        args.append(f"default={_literal(planned.default)}")
-    if planned.env is not None:
-        args.append(f"env={planned.env!r}")
-    if planned.opts:
-        args.append(f"opts={planned.opts!r}")
-    if planned.secret:
-        args.append(f"secret={planned.secret!r}")
-    dependon = tuple(dict.fromkeys(target for target, _ in planned.dependon))
-    if dependon:
-        args.append(f"dependon={dependon!r}")
-    if planned.falsy is not None:
-        args.append(f"falsy={_literal(planned.falsy)}")
-    if planned.help:
-        args.append(f"help={planned.help!r}")
-    if planned.choices:
-        args.append(f"choices={planned.choices!r}")
+def _field(spec: Field, indent: str) -> str:
+    """``Field(key=..., kind=..., table=..., <every other attribute not at its default>)``."""
+    args = [
+        f"{item.name}={_literal(getattr(spec, item.name))}"
+        for item in dataclasses.fields(Field)
+        if item.name in ("key", "kind", "table") or getattr(spec, item.name) != item.default
+    ]
     return f"{indent}Field(" + ", ".join(args) + "),"
 
 
 def _array(emitter: _Emitter, array: PlannedArray) -> str:
-    element_fields = "\n".join(_field(planned, "                    ") for planned in array.fields)
-    extra = []
-    if array.secret:
-        extra.append(f"secret={array.secret!r}")
+    element_fields = "\n".join(_field(planned.spec, "                    ") for planned in array.fields)
     dependon = tuple(dict.fromkeys(target for target, _ in array.dependon))
-    if dependon:
-        extra.append(f"dependon={dependon!r}")
-    if array.help:
-        extra.append(f"help={array.help!r}")
+    extra = [
+        f"{name}={value!r}"
+        for name, value in (("secret", array.secret), ("dependon", dependon), ("help", array.help))
+        if value
+    ]
     return (
         f"            TableArray(\n                key={array.key!r},\n"
         f"                table={array.table!r},\n"
@@ -120,7 +107,9 @@ def _entry(emitter: _Emitter, plan: Plan, index: int) -> str:
         f"        classes=_classes_{index},\n"
         f"        build=_build_{index},\n"
     )
-    options = "\n".join(_field(planned, "            ") for planned in plan.fields if planned.arg is None)
+    options = "\n".join(
+        _field(planned.spec, "            ") for planned in plan.fields if planned.arg is None
+    )
     if plan.kind == "config":
         arrays = [_array(emitter, array) for array in plan.arrays]
         tables = "".join(f"            ({table!r}, {text!r}),\n" for table, text in plan.tables)
@@ -131,8 +120,8 @@ def _entry(emitter: _Emitter, plan: Plan, index: int) -> str:
             + f"        tables=(\n{tables}        ),\n    ),"
         )
     positionals = "".join(
-        f"            Positional(key={planned.key!r}, kind={planned.kind!r}, mode={planned.arg!r}"
-        + (f", help={planned.help!r}" if planned.help else "")
+        f"            Positional(key={planned.spec.key!r}, kind={planned.spec.kind!r}, mode={planned.arg!r}"
+        + (f", help={planned.spec.help!r}" if planned.spec.help else "")
         + "),\n"
         for planned in plan.fields
         if planned.arg is not None

@@ -25,7 +25,7 @@ from fw.codegen.source import class_source, is_directive
 from fw.configuration import registry
 from fw.configuration.codegen.scan import Call, Kind, import_for_reading
 from fw.configuration.duration import DurationError, parse_duration
-from fw.configuration.schema import SECRET_WORDS, SecretShow, Value
+from fw.configuration.schema import SECRET_WORDS, Field, SecretShow, Value
 from fw.configuration.schema import Kind as ValueKind
 from fw.configuration.values import BadValue, parse_text
 
@@ -41,21 +41,15 @@ _BINDABLE = (
 
 @dataclass
 class PlannedField:
-    key: str
-    kind: ValueKind
-    table: str
+    """A leaf key: the entry the generated table holds (``spec``) and where it was declared."""
+
+    spec: Field
     attr: str
     where: Where
-    default: Value | None = None
-    env: str | None = None
-    opts: tuple[str, ...] = ()
-    secret: SecretShow = ""
+    #: Each ``dependon`` target with the declaration naming it (for errors about the target).
     dependon: tuple[tuple[str, Where], ...] = ()
-    falsy: Value | None = None
-    help: str = ""
+    #: A sub-command positional: ``required``, ``optional`` or ``*``.
     arg: str | None = None
-    #: The accepted values of a choice key ("" among them: it may be left empty).
-    choices: tuple[str, ...] = ()
 
 
 @dataclass
@@ -92,6 +86,20 @@ class Plan:
     arrays: list[PlannedArray]
     tables: list[tuple[str, str]]
     classes: list[type]
+
+
+@dataclass(frozen=True)
+class _Member:
+    """One field being planned: its key and table, markers, inherited properties and help."""
+
+    item: dataclasses.Field[Any]
+    key: str
+    table: str
+    where: Where
+    marks: dict[str, Any]
+    dependon: tuple[tuple[str, Where], ...]
+    explicit: SecretShow | None
+    doc: str
 
 
 @dataclass
@@ -317,6 +325,7 @@ class Planner:
             doc = marks.get("help", help_text(source.docs.get(item.name, "")))
             dependon = ctx.dependon + self._dependon(marks, key_prefix, where)
             explicit = marks.get("secret", ctx.secret)
+            member = _Member(item, key, table, where, marks, dependon, explicit, doc)
             if shape == "struct":
                 self._refuse(marks, ("default", "opt", "env", "arg", "enum"), where, "a nested struct field")
                 if "falsy" in marks:
@@ -332,60 +341,46 @@ class Planner:
                 node.members.append((item.name, child))
                 continue
             if shape == "array":
-                array = self._array(
-                    item, target, key, table, where, marks, ctx, stack, cls, dependon, explicit, doc
-                )
-                node.members.append((item.name, array))
+                node.members.append((item.name, self._array(member, target, ctx, (*stack, cls))))
                 continue
-            kind: ValueKind = target
-            choices = self._choices(marks, kind, choices, where)
-            planned = self._leaf(item, kind, key, table, where, marks, ctx, dependon, explicit, doc, choices)
+            planned = self._leaf(member, target, ctx, choices)
             out.append(planned)
             node.members.append((item.name, planned))
         return node
 
-    def _array(
-        self,
-        item: dataclasses.Field[Any],
-        target: type,
-        key: str,
-        table: str,
-        where: Where,
-        marks: dict[str, Any],
-        ctx: _Ctx,
-        stack: tuple[type, ...],
-        cls: type,
-        dependon: tuple[tuple[str, Where], ...],
-        explicit: SecretShow | None,
-        doc: str,
-    ) -> PlannedArray:
+    def _array(self, member: _Member, target: type, ctx: _Ctx, stack: tuple[type, ...]) -> PlannedArray:
+        """A ``list[SomeDataclass]`` field: ``[[key]]`` elements, read from the file only."""
+        where, key, explicit = member.where, member.key, member.explicit
         if ctx.command:
             raise where.error("sub-commands cannot take struct slices (list of dataclasses)")
         if ctx.element:
             raise where.error("nested table arrays are not supported")
-        self._refuse(marks, ("default", "opt", "env", "falsy", "arg", "enum"), where, "a table-array field")
-        if target.__module__.rpartition(".")[0] != cls.__module__.rpartition(".")[0]:
+        self._refuse(
+            member.marks, ("default", "opt", "env", "falsy", "arg", "enum"), where, "a table-array field"
+        )
+        if target.__module__.rpartition(".")[0] != stack[-1].__module__.rpartition(".")[0]:
             raise where.error(
                 f"table-array element {target.__qualname__} must be a dataclass of the same package"
             )
-        if target in (*stack, cls):
+        if target in stack:
             raise where.error(f"{target.__qualname__} reaches itself (self-reaching structs)")
         element_fields: list[PlannedField] = []
         element_ctx = _Ctx(secret=explicit, element=True, shown=f"{key}[]")
-        element_node = self._walk(target, "", key, element_ctx, (*stack, cls), element_fields)
+        element_node = self._walk(target, "", key, element_ctx, stack, element_fields)
         for planned in element_fields:
-            planned.secret = _secret_for(f"{key}.{planned.key}", explicit)
+            secret = _secret_for(f"{key}.{planned.spec.key}", explicit)
+            planned.spec = dataclasses.replace(planned.spec, secret=secret)
         array = PlannedArray(
             key,
-            table,
-            item.name,
+            member.table,
+            member.item.name,
             where,
             target,
             element_fields,
             [element_node],
             _secret_for(key, explicit) if explicit else "",
-            dependon,
-            doc or help_text(class_source(target).doc),
+            member.dependon,
+            member.doc or help_text(class_source(target).doc),
         )
         self.arrays.append(array)
         return array
@@ -416,12 +411,12 @@ class Planner:
 
     @staticmethod
     def _choices(
-        marks: dict[str, Any], kind: ValueKind, literal: tuple[str, ...], where: Where
+        marks: dict[str, Any], kind: ValueKind, literal: tuple[str, ...], starts_empty: bool, where: Where
     ) -> tuple[str, ...]:
         """The accepted values: a ``Literal`` (``""`` only when listed) or ``fw.enum`` (which
         also accepts the empty zero value of a key without a default: "not set")."""
         if "enum" not in marks:
-            if literal and "default" not in marks and "falsy" not in marks and "" not in literal:
+            if literal and starts_empty and "" not in literal:
                 raise where.error(
                     "a Literal key without a default starts empty, which the Literal does not allow: "
                     'declare fw.default(...) or add "" to the Literal'
@@ -434,9 +429,7 @@ class Planner:
         values = [part.strip() for part in str(marks["enum"]).split(",")]
         if any(not value for value in values):
             raise where.error(f"fw.enum({marks['enum']!r}): every choice must be a non-empty name")
-        if "default" in marks or "falsy" in marks:
-            return tuple(dict.fromkeys(values))
-        return tuple(dict.fromkeys(["", *values]))
+        return tuple(dict.fromkeys(["", *values] if starts_empty else values))
 
     @staticmethod
     def _refuse(marks: dict[str, Any], labels: tuple[str, ...], where: Where, place: str) -> None:
@@ -455,20 +448,9 @@ class Planner:
             target = f"{key_prefix}{target}" if key_prefix else target[1:]
         return ((target, where),)
 
-    def _leaf(
-        self,
-        item: dataclasses.Field[Any],
-        kind: ValueKind,
-        key: str,
-        table: str,
-        where: Where,
-        marks: dict[str, Any],
-        ctx: _Ctx,
-        dependon: tuple[tuple[str, Where], ...],
-        explicit: SecretShow | None,
-        doc: str,
-        choices: tuple[str, ...],
-    ) -> PlannedField:
+    def _leaf(self, member: _Member, kind: ValueKind, ctx: _Ctx, literal: tuple[str, ...]) -> PlannedField:
+        """A key holding one value (a list of strings counts as one)."""
+        where, marks = member.where, member.marks
         if ctx.element:
             for label in ("opt", "env", "falsy", "dependon", "secret"):
                 if label in marks:
@@ -484,39 +466,38 @@ class Planner:
                     )
         elif "arg" in marks:
             raise where.error("arg is only for sub-command fields")
-        default = self._default(item, kind, marks, where)
+        default = self._default(member.item, kind, marks, where)
         falsy: Value | None = None
         if "falsy" in marks:
             if kind in ("bool", "list"):
                 raise where.error(f"falsy is not allowed on a {kind} field")
             falsy = _parse_literal(kind, str(marks["falsy"]), where, "falsy value")
+        choices = self._choices(marks, kind, literal, default is None and falsy is None, where)
         for what, value in (("default", default), ("falsy value", falsy)):
             if choices and value is not None and value not in choices:
                 raise where.error(
                     f"{what} {value!r} is not one of the choices: {', '.join(map(repr, choices))}"
                 )
-        opts, env = self._names(key, marks, ctx, where)
+        opts, env = self._names(member.key, marks, ctx, where)
         arg = marks.get("arg")
         if arg is not None:
             if arg not in ("required", "optional", "*"):
                 raise where.error(f"arg must be required, optional or *, not {arg!r}")
             opts = ()
-        return PlannedField(
-            key=key,
+        spec = Field(
+            key=member.key,
             kind=kind,
-            table=table,
-            attr=item.name,
-            where=where,
+            table=member.table,
             default=default,
             env=env,
             opts=opts,
-            secret="" if ctx.command else _secret_for(key, explicit),
-            dependon=dependon,
+            secret="" if ctx.command else _secret_for(member.key, member.explicit),
+            dependon=tuple(dict.fromkeys(target for target, _ in member.dependon)),
             falsy=falsy,
-            help=doc,
-            arg=arg,
+            help=member.doc,
             choices=choices,
         )
+        return PlannedField(spec, member.item.name, where, member.dependon, arg)
 
     @staticmethod
     def _default(
@@ -574,9 +555,9 @@ class Planner:
             if planned.arg is None:
                 continue
             rank = order[planned.arg]
-            if planned.arg == "*" and planned.kind != "list":
+            if planned.arg == "*" and planned.spec.kind != "list":
                 raise planned.where.error('arg("*") takes the remaining positionals: declare it list[str]')
-            if planned.arg != "*" and planned.kind == "list":
+            if planned.arg != "*" and planned.spec.kind == "list":
                 raise planned.where.error(f'arg("{planned.arg}") binds one value: use arg("*") for a list')
             if rank < last or (rank == 2 and last == 2):
                 raise planned.where.error(
