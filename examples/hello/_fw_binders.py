@@ -1032,10 +1032,10 @@ async def _bind3(request):
     return _T5(f0, f1, f2)
 
 
-register(_T0, _bind0, '3f32f74c3b37acc9', _T1)
-register(_T2, _bind1, 'cd0a9ba2a2273862')
-register(_T3, _bind2, '6b50b63aa256c2fa', _T1, _T4)
-register(_T5, _bind3, 'b9d4e2ece26e1782')
+register(_T0, _bind0, '43a8e12b5df8eac322c5', _T1)
+register(_T2, _bind1, 'f8d3d8384a2345698fef')
+register(_T3, _bind2, 'a712de6e1c905e35995c', _T1, _T4)
+register(_T5, _bind3, 'c6d64c94effe42538c08')
 
 register_openapi(
     {'examples.hello.members:register.<locals>.add_member': {'body': {'input': ['name', 'email', 'role'],

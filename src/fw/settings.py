@@ -3,16 +3,18 @@
 They are declared exactly like an application's configuration and registered through the same
 mechanism, so they appear in the startup summary and the templates and obey the same layering.
 Checks that involve several keys (mode rules, startup preconditions) live with the pillar that
-reads them; the types here only say what the keys are.
+reads them; the types here only say what the keys are, including the values a choice key accepts
+(a ``Literal``, or ``fw.enum`` where a pillar may widen the set at run time or the key may be
+left unset), which the generated loader enforces for every source.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fw.markers import default, dependon, secret
+from fw.markers import default, dependon, enum, secret
 
 
 @dataclass
@@ -41,8 +43,10 @@ class SessionSettings:
 
     #: Turn browser sessions on (required by the browser login modes).
     enabled: Annotated[bool, default("false")]
-    #: Where session records live: rdb, cookie, redis, dynamo, firestore.
-    backend: Annotated[str, default("rdb"), dependon("session.enabled")]
+    #: Where session records live.
+    backend: Annotated[
+        str, enum("rdb,cookie,redis,dynamo,firestore"), default("rdb"), dependon("session.enabled")
+    ]
     #: Redis URL for the redis backend.
     redis_url: Annotated[str, default("redis://127.0.0.1:6379/0"), dependon("session.enabled")]
     keyring: Annotated[SessionKeyring, dependon("session.enabled")]
@@ -68,7 +72,7 @@ class Claim:
     #: Accepted values at that location.
     values: list[str]
     #: any (first match passes) or all (every listed value required).
-    match: Annotated[str, default("any")]
+    match: Annotated[Literal["any", "all"], default("any")]
 
 
 @dataclass
@@ -85,21 +89,23 @@ class OidcSettings:
     scopes: list[str]
     #: Verified claim identifying the local account.
     identity_claim: Annotated[str, default("sub")]
-    #: authenticated, claim, registered or existing.
-    admission: Annotated[str, default("authenticated")]
+    #: Who may sign in once the provider verified them.
+    admission: Annotated[
+        Literal["authenticated", "claim", "registered", "existing"], default("authenticated")
+    ]
     #: Create an account for an unknown verified identity.
     auto_provision: Annotated[bool, default("true")]
     claim: Claim
     #: Claims matched against the allow-list (defaults to the identity claim).
     registered_claims: str
-    #: reconfirm or global.
-    logout_scope: Annotated[str, default("reconfirm")]
+    #: reconfirm (end the session here, ask the provider to confirm next time) or global.
+    logout_scope: Annotated[Literal["reconfirm", "global"], default("reconfirm")]
     #: Lets a logout form escalate to global.
     allow_global_logout_request: Annotated[bool, default("false")]
     #: Permits an http loopback issuer in development.
     allow_loopback_http: Annotated[bool, default("false")]
     #: Removed: use logout_scope.
-    provider_logout: Annotated[bool, default("false"), secret("hide")]
+    provider_logout: Annotated[bool, default("false")]
 
 
 @dataclass
@@ -116,8 +122,10 @@ class OauthSettings:
     scopes: list[str]
     #: A claim the provider reports: sub, preferred_username, name, picture.
     identity_claim: Annotated[str, default("sub")]
-    #: authenticated, claim, registered or existing.
-    admission: Annotated[str, default("authenticated")]
+    #: Who may sign in once the provider verified them.
+    admission: Annotated[
+        Literal["authenticated", "claim", "registered", "existing"], default("authenticated")
+    ]
     #: Create an account for an unknown profile.
     auto_provision: Annotated[bool, default("true")]
     claim: Claim
@@ -129,10 +137,10 @@ class OauthSettings:
 
 @dataclass
 class Revocation:
-    #: off, token, subject or both (required).
-    mode: str
+    #: Which revocations are checked (required).
+    mode: Annotated[str, enum("off,token,subject,both")]
     #: refuse (503 while the store is down) or admit.
-    on_unavailable: Annotated[str, default("refuse")]
+    on_unavailable: Annotated[Literal["refuse", "admit"], default("refuse")]
     #: How long a revoked token may still pass; 0s reads the store on every request.
     max_propagation_delay: Annotated[timedelta, default("0s")]
 
@@ -145,14 +153,14 @@ class JwtSettings:
     audience: list[str]
     #: Allowed signature algorithms, for example RS256 (required).
     algorithms: list[str]
-    #: authenticated, claim or registered (required).
-    admission: str
+    #: Who may call once the token verified (required).
+    admission: Annotated[str, enum("authenticated,claim,registered")]
     #: Claim identifying the caller.
     identity_claim: Annotated[str, default("sub")]
     #: Longest accepted token lifetime, also the lifetime of a revocation entry (required).
     max_token_lifetime: Annotated[timedelta, secret("show")]
-    #: Key discovery: oidc (default), oauth or manual.
-    discovery: Annotated[str, default("oidc")]
+    #: Key discovery: OpenID Connect metadata, OAuth authorization-server metadata, or jwks_uri.
+    discovery: Annotated[Literal["oidc", "oauth", "manual"], default("oidc")]
     #: JWKS URL on the issuer's origin, with discovery = manual.
     jwks_uri: str
     #: Required JWT typ header (application/ prefix ignored, case-insensitive).
@@ -174,7 +182,7 @@ class Protection:
     #: Patterns removed from include.
     exclude: list[str]
     #: redirect (to login) or unauthorized (HTTP 401).
-    unauthenticated: Annotated[str, default("redirect")]
+    unauthenticated: Annotated[Literal["redirect", "unauthorized"], default("redirect")]
 
 
 @dataclass
@@ -202,13 +210,13 @@ class Bootstrap:
 @dataclass
 class Recovery:
     #: Who restores access after a lost passkey; must be set in oidc_passkey.
-    policy: str
+    policy: Annotated[str, enum("oidc,administrator,application")]
 
 
 @dataclass
 class Registration:
-    #: open, or administrator for closed systems.
-    policy: Annotated[str, default("open")]
+    #: Who may register; administrator for closed systems.
+    policy: Annotated[Literal["disabled", "oidc", "invite", "administrator", "open"], default("open")]
 
 
 @dataclass
@@ -231,10 +239,15 @@ class AuthSettings:
 
     #: Endpoints and guards exist only when true.
     enabled: Annotated[bool, default("false")]
-    #: Storage for auth records: rdb, dynamo or firestore.
-    backend: Annotated[str, default("rdb"), dependon("auth.enabled")]
-    #: oidc_only, oidc_passkey, passkey_only, oauth_only or jwt_only.
-    mode: Annotated[str, default("oidc_only"), dependon("auth.enabled")]
+    #: Storage for auth records.
+    backend: Annotated[str, enum("rdb,dynamo,firestore"), default("rdb"), dependon("auth.enabled")]
+    #: How people sign in (or, with jwt_only, how bearer tokens are verified).
+    mode: Annotated[
+        str,
+        enum("oidc_only,oidc_passkey,passkey_only,oauth_only,jwt_only"),
+        default("oidc_only"),
+        dependon("auth.enabled"),
+    ]
     #: Entry to the provider.
     login_path: Annotated[str, default("/auth/login"), dependon("auth.enabled")]
     #: Return path from the provider.

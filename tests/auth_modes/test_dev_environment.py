@@ -63,7 +63,7 @@ def test_before_the_mode_is_known_fw_dev_offers_what_any_mode_would_get() -> Non
     [
         (["--auth-enabled", "--auth-mode=oidc_only"], "auth.mode = oidc_only", OIDC),
         (["--auth-enabled", "--auth-mode=jwt_only"], "auth.mode = jwt_only", None),
-        (["--auth-enabled", "--auth-mode=magic"], "auth.mode = magic", None),
+        (["--auth-enabled", "--auth-mode=passkey_only"], "auth.mode = passkey_only", None),
         ([], "auth.enabled = false", None),
     ],
 )

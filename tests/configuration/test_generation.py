@@ -30,10 +30,14 @@ def line_of(folder: Path, needle: str) -> int:
     return next(index for index, line in enumerate(lines, start=1) if needle in line)
 
 
-def fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str, needle: str, message: str) -> None:
+def fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str, needle: str, message: str, subject: str
+) -> None:
+    """Generation fails at the line holding ``needle``, naming ``subject`` (the dataclass, the
+    field(s) and their keys) before the reason."""
     folder, errors = generate(tmp_path, body, monkeypatch)
     assert errors, "generation should have failed"
-    expected = f"{folder / 'settings.py'}:{line_of(folder, needle)}: "
+    expected = f"{folder / 'settings.py'}:{line_of(folder, needle)}: {subject}: "
     assert any(error.startswith(expected) and message in error for error in errors), errors
 
 
@@ -87,11 +91,11 @@ def test_doc_comments_become_help_first_paragraph_without_period(
 @pytest.mark.parametrize(
     ("annotation", "message"),
     [
-        ("float", "unsupported basic type float"),
-        ("dict[str, str]", "unsupported field type"),
+        ("float", "unsupported type float"),
+        ("dict[str, str]", "unsupported type dict[str, str]"),
         ("str | None", "optional (pointer-like)"),
-        ("list[int]", "unsupported field type"),
-        ("bytes", "unsupported field type"),
+        ("list[int]", "unsupported type list[int]"),
+        ("bytes", "unsupported type bytes"),
     ],
 )
 def test_unusable_field_types_are_refused(
@@ -111,6 +115,7 @@ def test_unusable_field_types_are_refused(
         """,
         "bad:",
         message,
+        "C.bad (c.bad)",
     )
 
 
@@ -140,6 +145,7 @@ def test_unparsable_defaults_are_refused(
         """,
         "bad:",
         message,
+        "C.bad (c.bad)",
     )
 
 
@@ -168,6 +174,7 @@ def test_element_fields_refuse_opt_env_falsy_dependon_secret(
         """,
         "bad:",
         "table-array element fields",
+        "Element.bad (c.items[].bad)",
     )
 
 
@@ -190,6 +197,7 @@ def test_falsy_on_a_nested_struct_field_is_refused(tmp_path: Path, monkeypatch: 
         """,
         "inner:",
         "falsy is not allowed on a nested struct field",
+        "C.inner (c.inner)",
     )
 
 
@@ -210,6 +218,7 @@ def test_falsy_on_a_bool_or_list_is_refused(
         """,
         "bad:",
         f"falsy is not allowed on a {kind} field",
+        "C.bad (c.bad)",
     )
 
 
@@ -231,6 +240,7 @@ def test_a_numeric_dependon_parent_without_falsy_is_refused(
         """,
         "child:",
         "must declare falsy",
+        "C.child (c.child), C.level (c.level)",
     )
 
 
@@ -270,6 +280,7 @@ def test_dependon_naming_an_undeclared_key_is_refused(
         """,
         "child:",
         "undeclared key",
+        "C.child (c.child)",
     )
 
 
@@ -288,6 +299,7 @@ def test_one_env_name_on_two_fields_is_refused(tmp_path: Path, monkeypatch: pyte
         """,
         "second:",
         "environment variable SHARED",
+        "C.first (c.first), C.second (c.second)",
     )
 
 
@@ -306,6 +318,7 @@ def test_an_invalid_env_name_is_refused(tmp_path: Path, monkeypatch: pytest.Monk
         """,
         "bad:",
         "starts with a letter or underscore",
+        "C.bad (c.bad)",
     )
 
 
@@ -331,6 +344,7 @@ def test_registering_the_same_prefix_twice_is_refused(
         """,
         "# second",
         "registered twice",
+        "B",
     )
 
 
@@ -360,6 +374,7 @@ def test_a_non_literal_or_empty_prefix_is_refused(
         """,
         call,
         "non-empty string literal",
+        "C",
     )
 
 
@@ -382,6 +397,7 @@ def test_self_reaching_structs_are_refused(tmp_path: Path, monkeypatch: pytest.M
         """,
         "children:",
         "reaches itself",
+        "Node.children (c.root.children)",
     )
 
 
@@ -404,6 +420,7 @@ def test_sub_commands_cannot_take_struct_slices(tmp_path: Path, monkeypatch: pyt
         """,
         "items:",
         "struct slices",
+        "Cmd.items",
     )
 
 
@@ -422,6 +439,7 @@ def test_positionals_must_be_ordered(tmp_path: Path, monkeypatch: pytest.MonkeyP
         """,
         "second:",
         "required first",
+        "Cmd.second",
     )
 
 
@@ -441,6 +459,7 @@ def test_request_binding_markers_are_not_configuration_markers(
         """,
         "bad:",
         "not a configuration marker",
+        "C.bad (c.bad)",
     )
 
 
@@ -494,7 +513,7 @@ def test_a_registration_after_parse_config_is_refused(
     with pytest.raises(GenerationFailed) as caught:
         generate_folders([folder])
     assert [str(error) for error in caught.value.errors] == [
-        f"{folder / 'late.py'}:4: register_config after parse_config (line 2): register before parsing"
+        f"{folder / 'late.py'}:4: C: register_config after parse_config (line 2): register before parsing"
     ]
 
 
@@ -543,6 +562,7 @@ def test_the_framework_keys_env_names_and_options_are_not_reused(
         """,
         "port:",
         message,
+        "C.port (c.port)",
     )
 
 
@@ -605,7 +625,7 @@ def test_a_type_from_outside_the_directory_package_is_refused(
     with pytest.raises(GenerationFailed) as caught:
         generate_folders([folder])
     [error] = caught.value.errors
-    assert str(error).startswith(f"{folder / 'settings.py'}:4: Foreign is declared in {other}.types")
+    assert str(error).startswith(f"{folder / 'settings.py'}:4: Foreign: declared in {other}.types")
 
 
 def test_modules_without_postponed_annotations_load_too(
@@ -656,6 +676,7 @@ def test_a_table_array_of_a_dataclass_from_another_package_is_refused(
         """,
         "items:",
         "same package",
+        "C.items (c.items)",
     )
 
 
@@ -686,4 +707,74 @@ def test_one_key_reached_from_two_prefixes_is_refused(
         """,
         "# the clash",
         "key a.b.level is declared twice",
+        "Inner.level (a.b.level), Flat.level (a.b.level)",
     )
+
+
+@pytest.mark.parametrize(
+    ("annotation", "message"),
+    [
+        ("Literal[1, 2]", "unsupported type Literal[1, 2]: a Literal key holds strings only"),
+        ('Literal["a", "b"]', 'a Literal key without a default starts empty'),
+        ('Annotated[Literal["a", "b"], fw.default("c")]', "default 'c' is not one of the choices: 'a', 'b'"),
+        ('Annotated[str, fw.enum("a,b"), fw.falsy("off")]', "falsy value 'off' is not one of the choices"),
+        ('Annotated[int, fw.enum("1,2")]', "fw.enum applies to str keys, not to a int key"),
+        ('Annotated[Literal["a", "b"], fw.enum("a,b"), fw.default("a")]', "choices given twice"),
+        ('Annotated[str, fw.enum("a,,b")]', "every choice must be a non-empty name"),
+        ('Annotated[list[str], fw.enum("a,b")]', "fw.enum applies to str keys, not to a list key"),
+    ],
+)
+def test_unusable_choices_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, annotation: str, message: str
+) -> None:
+    fails(
+        tmp_path,
+        monkeypatch,
+        f"""
+        from typing import Literal
+
+
+        @dataclass
+        class C:
+            bad: {annotation}
+
+
+        fw.register_config(C, "c")
+        """,
+        "bad:",
+        message,
+        "C.bad (c.bad)",
+    )
+
+
+def test_a_trailing_comment_on_a_field_line_becomes_its_help(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder, errors = generate(
+        tmp_path,
+        '''
+        @dataclass
+        class Home:
+            city: str  # City of residence.
+            #: The doc comment above wins.
+            street: str  # Not this one.
+            zip: str  # noqa: E501
+            """A string literal after the field, since the trailing comment is a directive."""
+            country: Annotated[str, fw.help("explicit help")]  # Not this either.
+            floor: Annotated[
+                int,
+                fw.default("0"),
+            ]  # The comment ending the field's statement.
+
+
+        fw.register_config(Home, "home")
+        ''',
+        monkeypatch,
+    )
+    assert errors == []
+    text = (folder / "_fw_config.py").read_text()
+    assert "help='City of residence'" in text
+    assert "help='The doc comment above wins'" in text and "Not this one" not in text
+    assert "help='A string literal after the field, since the trailing comment is a directive'" in text
+    assert "help='explicit help'" in text and "Not this either" not in text
+    assert "help=\"The comment ending the field's statement\"" in text

@@ -289,7 +289,7 @@ def test_fw_generate_reports_configuration_errors_with_file_and_line(
     err = capsys.readouterr().err
     lines = (folder / "settings.py").read_text().splitlines()
     line = lines.index("    ratio: float") + 1
-    assert f"{folder / 'settings.py'}:{line}: unsupported basic type float" in err
+    assert f"{folder / 'settings.py'}:{line}: C.ratio (c.ratio): unsupported type float" in err
     assert not (folder / "_fw_config.py").exists()
 
 

@@ -10,8 +10,9 @@ import pytest
 
 import fw
 from fw.configuration import registry
+from fw.configuration.masking import mask_dsn
 from fw.configuration.schema import SECRET_WORDS
-from fw.configuration.summary import mask_dsn, write_json, write_tree
+from fw.configuration.summary import write_json, write_tree
 
 from .conftest import PREAMBLE, Declare
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fw.configuration import doctor, registry
-from fw.configuration.doctor import Advisory
+from fw.configuration.advisory import Advisory
 from fw.configuration.summary import Item, write
 from fw.testing import configured
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import fw
-from fw.configuration import activity, registry
+from fw.configuration import activity, choices, extend_choices, registry
 from fw.configuration.activity import is_inactive
 from fw.settings import AuthSettings
 from fw.testing import configured
@@ -49,7 +49,13 @@ def test_a_mode_reading_passkey_tables_lists_them() -> None:
     assert not found & {"auth.oauth", "auth.jwt", "auth.bootstrap"}
 
 
-def test_an_unknown_mode_hides_nothing_so_the_refusal_can_be_read_against_every_key() -> None:
+def test_an_unknown_mode_hides_nothing_so_the_refusal_can_be_read_against_every_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The loader refuses a mode nobody declared; one added to the choices that authentication
+    # has no table rules for is still unknown to it.
+    monkeypatch.setattr(choices, "_extra", {})
+    extend_choices("auth.mode", "no_such_mode")
     found = tables(shown("--auth-enabled", "--auth-mode=no_such_mode"))
     assert {"auth.oidc", "auth.oauth", "auth.jwt", "auth.passkey"} <= found
 

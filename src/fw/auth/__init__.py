@@ -28,11 +28,14 @@ from fw.auth.modes import registry as _registry
 from fw.auth.modes.base import Mode, ModeSettings
 from fw.auth.modes.registry import find_mode, register_mode
 
-# --- the startup summary shows only the tables the chosen auth.mode reads ---
+# --- what auth tells the configuration layer: the tables the chosen auth.mode leaves unread
+# (left out of the startup summary), its advisories (fw doctor, summary) and removed keys ---
 # isort: split
+from fw.auth import advisories as _advisories
 from fw.configuration.activity import register_inactive_hook as _register_inactive_hook
 
 _register_inactive_hook(_registry.unread_tables)
+_advisories.register()
 
 __all__ = [
     "Account",

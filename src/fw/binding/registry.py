@@ -8,14 +8,15 @@ declaration), so a stale build fails loudly instead of binding the wrong fields.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import importlib
-import sys
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
 from starlette.requests import Request
+
+from fw.codegen import naming
+from fw.codegen.fingerprint import fingerprint as codegen_fingerprint
+from fw.codegen.naming import module_name as module_name  # the importable name, for the OpenAPI route
 
 T = TypeVar("T")
 Binder = Callable[[Request], Coroutine[Any, Any, Any]]
@@ -33,16 +34,7 @@ class NoBinderError(RuntimeError):
 
 
 def type_name(cls: type) -> str:
-    return f"{module_name(cls.__module__)}.{cls.__qualname__}"
-
-
-def module_name(name: str) -> str:
-    """The importable name of a module (``__main__`` run with ``-m`` has a real one)."""
-    if name == "__main__":
-        spec = getattr(sys.modules.get("__main__"), "__spec__", None)
-        if spec is not None and spec.name:
-            return str(spec.name)
-    return name
+    return naming.type_name(cls)
 
 
 #: The shape of generated binder code; a module written for another shape counts as stale.
@@ -50,16 +42,9 @@ BINDER_FORMAT = 2
 
 
 def fingerprint(*classes: type) -> str:
-    """A cheap digest of the declarations of ``classes`` (field names, annotations, init flags) and
-    of :data:`BINDER_FORMAT`."""
-    digest = hashlib.blake2b(digest_size=8)
-    digest.update(f"format {BINDER_FORMAT}".encode())
-    for cls in classes:
-        digest.update(cls.__qualname__.encode())
-        for item in dataclasses.fields(cls):
-            annotation = item.type if isinstance(item.type, str) else repr(item.type)
-            digest.update(f"|{item.name}:{annotation}:{item.init}:{item.kw_only}".encode())
-    return digest.hexdigest()
+    """The digest of the declarations of ``classes`` (:mod:`fw.codegen.fingerprint`), salted with
+    :data:`BINDER_FORMAT`."""
+    return codegen_fingerprint(classes, f"binder format {BINDER_FORMAT}")
 
 
 def register(cls: type, binder: Binder, expected: str, *closure: type) -> None:
@@ -78,8 +63,7 @@ def register_openapi(ops: Mapping[str, dict[str, Any]], pieces: Mapping[str, dic
 
 
 def binders_module_for(module: str) -> str:
-    package = module_name(module).rpartition(".")[0]
-    return f"{package}._fw_binders" if package else "_fw_binders"
+    return naming.generated_module(module, "_fw_binders")
 
 
 def load_binders_near(module: str) -> None:

@@ -3,12 +3,20 @@
 ``fw generate`` writes each registered type's key table and constructor into ``_fw_config.py``;
 this package only layers values into those tables, so loading never inspects annotations. The
 names here are the runtime the App, the ``fw`` command and applications call.
+
+Pillars extend it without it knowing them: :func:`extend_choices` widens a choice key (a mode
+registered from outside fw), :func:`register_advisories` adds findings for ``fw doctor`` and the
+summary, :func:`register_removed_key` refuses a key that was removed, and
+:func:`fw.configuration.activity.register_inactive_hook` leaves unused tables out of the summary.
 """
 
 from __future__ import annotations
 
+from fw.configuration.advisory import Advisory, AdvisoryContext, register_advisories
+from fw.configuration.choices import extend_choices
 from fw.configuration.registry import (
     advisories,
+    choices_of,
     command,
     config,
     ensure_parsed,
@@ -24,6 +32,7 @@ from fw.configuration.registry import (
     subcommand,
     summary_items,
 )
+from fw.configuration.removed import register_removed_key
 
 
 def doctor_report() -> list[str]:
@@ -32,15 +41,21 @@ def doctor_report() -> list[str]:
 
 
 __all__ = [
+    "Advisory",
+    "AdvisoryContext",
     "advisories",
+    "choices_of",
     "command",
     "config",
     "doctor_report",
     "ensure_parsed",
+    "extend_choices",
     "load",
     "parse_config",
     "print_summary_once",
+    "register_advisories",
     "register_config",
+    "register_removed_key",
     "register_subcommand",
     "requested_template",
     "reset",

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fw.configuration.choices import checked
 from fw.configuration.quoting import quoted
 from fw.configuration.schema import Command, Field, Value
 from fw.configuration.values import BadValue, parse_bool, parse_scalar
@@ -85,6 +86,7 @@ def parse_argv(
                 index, text = _take_value(argv, index, name, equals, inline, spec.key)
                 empty = text == "" and spec.falsy is not None
                 value = spec.falsy if empty and spec.falsy is not None else parse_scalar(spec.kind, text)
+                value = checked(spec, value, source)
         except BadValue as error:
             raise ConfigError(spec.key, source, str(error)) from None
         target: dict[str, Any] = parsed.command_values if in_command else parsed.values

@@ -1,34 +1,23 @@
-"""Configuration advisories: risky settings and secrets written into files.
+"""Configuration advisories: what the pillars' providers report, and secrets written into files.
 
 ``fw doctor`` prints them as lines starting ``error:`` or ``warning:`` (an error makes it exit
 non-zero); the startup summary carries the same findings, so a deployment that never runs the
-doctor still sees them at their level. No advisory carries a secret value: secrets appear masked.
+doctor still sees them at their level. No advisory carries a secret value (secrets appear
+masked), and none names a key marked ``secret("hide")``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
-from fw.configuration.schema import Loader
-from fw.configuration.summary import MASK, mask_dsn
-from fw.configuration.tomlfile import FileLayer
+from fw.configuration.advisory import Advisory, AdvisoryContext, provided
+from fw.configuration.masking import MASK, mask_dsn
+from fw.configuration.schema import Field, Loader
+from fw.configuration.tomlfile import Entry, FileLayer
 
-_BROWSER_TABLE = {"oidc_only": "auth.oidc", "oidc_passkey": "auth.oidc", "oauth_only": "auth.oauth"}
-
-
-@dataclass(frozen=True, slots=True)
-class Advisory:
-    """One finding: its level, the key it is about, and the sentence explaining it."""
-
-    level: Literal["error", "warning"]
-    key: str
-    msg: str
-
-    def line(self) -> str:
-        return f"{self.level}: {self.msg}"
+_FIX = "secrets are never committed; reference the environment with ${NAME} instead"
 
 
 def advisories(
@@ -38,63 +27,28 @@ def advisories(
     file: FileLayer | None,
     app_env: str,
 ) -> list[Advisory]:
-    lines: list[Advisory] = []
-    auth_on = values.get("auth.enabled") is True
-    mode = values.get("auth.mode", "")
-    revocation_on = values.get("auth.jwt.revocation.mode") not in (None, "", "off")
-    admit = values.get("auth.jwt.revocation.on_unavailable") == "admit"
-    if auth_on and mode == "jwt_only" and revocation_on and admit:
-        source = sources.get("auth.jwt.revocation.on_unavailable", "default")
-        lines.append(
-            Advisory(
-                "error",
-                "auth.jwt.revocation.on_unavailable",
-                f"auth.jwt.revocation.on_unavailable = 'admit' (from {source}): revoked tokens are "
-                "accepted while the revocation store is down; use refuse (503) unless the risk is accepted",
-            )
-        )
-    table = _BROWSER_TABLE.get(str(mode))
-    if auth_on and table is not None and app_env != "dev":
-        key = f"{table}.redirect_url"
-        url = str(values.get(key, ""))
-        parts = urlsplit(url)
-        if not url:
-            lines.append(
-                Advisory(
-                    "error",
-                    key,
-                    f"{key} is empty: outside dev set the absolute callback URL registered at the "
-                    "provider (https://host/auth/callback)",
-                )
-            )
-        elif not parts.scheme or not parts.netloc:
-            lines.append(
-                Advisory(
-                    "error",
-                    key,
-                    f"{key} = {url!r} is path-only: outside dev it must be an absolute URL "
-                    "(https://host/auth/callback)",
-                )
-            )
+    """The registered providers' findings, then the secrets written literally into ``file``."""
+    found = provided(AdvisoryContext(values, sources, app_env))
     if file is not None:
         for loader in loaders:
             for spec in loader.fields:
                 entry = file.values.get(spec.key)
-                if entry is None or spec.secret in ("", "show") or entry.expanded or not entry.value:
-                    continue
-                if spec.secret == "dsn":
-                    parts = urlsplit(str(entry.value))
-                    if parts.password is None:
-                        continue
-                    shown = mask_dsn(str(entry.value))
-                else:
-                    shown = MASK
-                lines.append(
-                    Advisory(
-                        "warning",
-                        spec.key,
-                        f"{spec.key} = {shown} is written in {file.path}:{entry.line}: secrets are "
-                        "never committed; reference the environment with ${NAME} instead",
-                    )
-                )
-    return lines
+                if entry is not None:
+                    found.extend(_written_secret(spec, entry, file.path))
+    return found
+
+
+def _written_secret(spec: Field, entry: Entry, path: str) -> list[Advisory]:
+    """A secret value written into the file itself (not a ``${NAME}`` reference)."""
+    if spec.secret in ("", "show") or entry.expanded or not entry.value:
+        return []
+    where = f"{path}:{entry.line}"
+    if spec.secret == "hide":
+        return [Advisory("warning", "", f"a hidden secret is written in {where}: {_FIX}")]
+    if spec.secret == "dsn":
+        if urlsplit(str(entry.value)).password is None:
+            return []
+        shown = mask_dsn(str(entry.value))
+    else:
+        shown = MASK
+    return [Advisory("warning", spec.key, f"{spec.key} = {shown} is written in {where}: {_FIX}")]

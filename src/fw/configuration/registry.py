@@ -16,15 +16,19 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 from typing import Any, TypeVar, Unpack
 
-from fw.configuration import doctor as _doctor
-from fw.configuration import summary as _summary
+import fw.configuration.doctor as _doctor
+import fw.configuration.summary as _summary
+from fw.codegen import naming
 from fw.configuration.activity import inactive_subtrees
+from fw.configuration.advisory import Advisory
 from fw.configuration.argv import ParsedArgs, parse_argv
+from fw.configuration.choices import choices, unknown_extensions
+from fw.configuration.masking import hidden_keys, hide_names, redact, secret_texts
+from fw.configuration.removed import check_removed, removed_keys
 from fw.configuration.resolve import Resolved, resolve
-from fw.configuration.schema import Command, Field, Loader, fingerprint, type_name
+from fw.configuration.schema import Command, Field, Loader, fingerprint, name_clashes, type_name
 from fw.configuration.sources import (
     EnvLayer,
     LoadOptionChanges,
@@ -45,10 +49,6 @@ T = TypeVar("T")
 
 #: How a file layer given as text (not read from disk) is named in sources: ``file:<toml>:LINE``.
 TOML_SOURCE = "<toml>"
-
-REMOVED_KEYS = {
-    "auth.oidc.provider_logout": "removed setting: use auth.oidc.logout_scope (reconfirm or global) instead",
-}
 
 
 @dataclass
@@ -138,16 +138,7 @@ def subcommand(cls: type[T], name: str, description: str = "") -> None:
 
 def module_name(cls: type) -> str:
     """The importable module name of ``cls`` (a ``python -m`` or script ``__main__`` resolved)."""
-    name = cls.__module__
-    if name == "__main__":
-        main = sys.modules.get("__main__")
-        spec = getattr(main, "__spec__", None)
-        if spec is not None and spec.name:
-            return str(spec.name)
-        file = getattr(main, "__file__", None)
-        if file:
-            return Path(file).stem
-    return name
+    return naming.module_name(cls.__module__)
 
 
 def loader_modules(cls: type) -> list[str]:
@@ -208,33 +199,11 @@ def set_config_load_options(**options: Unpack[LoadOptionChanges]) -> None:
 
 # Parsing.
 def _option_table(loaders: Sequence[Loader]) -> dict[str, Field]:
-    table: dict[str, Field] = {}
-    envs: dict[str, Field] = {}
-    keys: dict[str, str] = {}
-    for loader in loaders:
-        for spec in loader.fields:
-            if spec.key in keys:
-                raise ConfigError(
-                    spec.key, "", f"key declared by both {keys[spec.key]} and {loader.type_name}"
-                )
-            keys[spec.key] = loader.type_name
-            for option in spec.opts:
-                if option in table:
-                    raise ConfigError(spec.key, "", f"option {option} is also used by {table[option].key}")
-                table[option] = spec
-            if spec.env is not None:
-                if spec.env in envs:
-                    raise ConfigError(
-                        spec.key, "", f"environment variable {spec.env} is also used by {envs[spec.env].key}"
-                    )
-                envs[spec.env] = spec
-    return table
-
-
-def _check_removed(resolved: Resolved) -> None:
-    for key, reason in REMOVED_KEYS.items():
-        if resolved.values.get(key) is True:
-            raise ConfigError(key, resolved.sources.get(key, ""), reason)
+    """Every command-line option of ``loaders``; a name two registered types share is refused."""
+    owned = [(spec, f"{spec.key} of {loader.type_name}") for loader in loaders for spec in loader.fields]
+    for name, first, second in name_clashes(owned):
+        raise ConfigError("", "", f"{name} is declared by both {first} and {second}")
+    return {option: spec for spec, _ in owned for option in spec.opts}
 
 
 def _default_app_name() -> str:
@@ -262,6 +231,12 @@ def _parse(args: list[str], environ: dict[str, str], toml: str | None) -> None:
     """The one parsing path; ``toml is None`` means a real process (dotenv files, file search)."""
     loaders = [_loader(registration) for registration in _state.configs.values()]
     commands = {name: _command(registration) for name, registration in _state.commands.items()}
+    unknown = unknown_extensions(
+        [spec for loader in loaders for spec in loader.fields]
+        + [spec for command in commands.values() for spec in command.fields]
+    )
+    if unknown:
+        raise ConfigError(unknown[0], "extend_choices", "no registered configuration declares choices for it")
     cli = parse_argv(args, _option_table(loaders), commands)
     state = _state
     state.template = cli.template
@@ -280,7 +255,7 @@ def _parse(args: list[str], environ: dict[str, str], toml: str | None) -> None:
             env = EnvLayer(dict(environ), {name: f"env:{name}" for name in environ})
             state.file = _given_file(cli, toml, environ)
         resolved = resolve(loaders, state.file, env.values, env.sources, cli.values)
-        _check_removed(resolved)
+        check_removed(loaders, resolved.values, resolved.sources)
     state.resolved = resolved
     state.instances = {
         registration.cls: _loader(registration).build(resolved.values)
@@ -330,10 +305,10 @@ def requested_template() -> str | None:
     loaders = [_loader(registration) for registration in _state.configs.values()]
     if _state.template == "help":
         commands = {name: _command(registration) for name, registration in _state.commands.items()}
-        return usage(loaders, commands, REMOVED_KEYS)
+        return usage(loaders, commands, removed_keys())
     if _state.template == "toml":
-        return toml_template(loaders, REMOVED_KEYS)
-    return env_template(loaders, REMOVED_KEYS)
+        return toml_template(loaders, removed_keys())
+    return env_template(loaders, removed_keys())
 
 
 # Reading.
@@ -349,6 +324,16 @@ def config(cls: type[T], request: object = None) -> T:
     if isinstance(loader_or_command, Loader):
         return typing.cast(T, loader_or_command.build(loader_or_command.zero_values()))
     return typing.cast(T, zero_value(cls))
+
+
+def choices_of(key: str) -> tuple[str, ...]:
+    """The values the registered choice key ``key`` accepts now (declared, then extended);
+    ``KeyError`` when no registered configuration declares ``key`` as a choice key."""
+    for registration in _state.configs.values():
+        for spec in _loader(registration).fields:
+            if spec.key == key and spec.choices:
+                return tuple(value for value in choices(spec) if value)
+    raise KeyError(key)
 
 
 def command(cls: type[T]) -> T | None:
@@ -389,16 +374,26 @@ def _parsed() -> tuple[Resolved, list[Loader]]:
 def summary_items() -> list[_summary.Item]:
     """What the startup summary lists: shown keys, minus dependents of off keys and inactive subtrees."""
     resolved, loaders = _parsed()
-    return _summary.items(loaders, resolved.values, resolved.sources, inactive_subtrees(resolved.values))
+    left_out = inactive_subtrees(resolved.values) | removed_keys()
+    return _summary.items(loaders, resolved.values, resolved.sources, left_out)
 
 
-def advisories() -> list[_doctor.Advisory]:
-    """The configuration advisories (``fw doctor`` and the startup summary), secret values masked."""
+def advisories() -> list[Advisory]:
+    """The configuration advisories (``fw doctor`` and the startup summary): secret values masked,
+    and no key marked ``secret("hide")`` named (nor its value shown)."""
     resolved, loaders = _parsed()
     values = resolved.values
     found = _doctor.advisories(loaders, values, resolved.sources, _state.file, _state.app_env)
-    secrets = _summary.secret_texts(loaders, values)
-    return [dataclasses.replace(item, msg=_summary.redact(item.msg, secrets)) for item in found]
+    secrets = secret_texts(loaders, values)
+    hidden = hidden_keys(loaders)
+    return [
+        Advisory(
+            item.level,
+            "" if item.key in hidden else item.key,
+            hide_names(redact(item.msg, secrets), hidden),
+        )
+        for item in found
+    ]
 
 
 # Side-effect-free loading, for tests of any pillar.
@@ -420,7 +415,7 @@ def load(
     cli = parse_argv(list(argv), _option_table([loader]), {})
     file = parse_file(toml, TOML_SOURCE, environ) if toml else None
     resolved = resolve([loader], file, environ, {}, cli.values)
-    _check_removed(resolved)
+    check_removed([loader], resolved.values, resolved.sources)
     return typing.cast(T, loader.build(resolved.values))
 
 

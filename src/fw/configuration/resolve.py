@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fw.configuration.choices import checked
 from fw.configuration.duration import DurationError, parse_duration
 from fw.configuration.schema import Field, Loader, Value
 from fw.configuration.tomlfile import Entry, FileLayer
@@ -107,11 +108,11 @@ def _check_shapes(loaders: Sequence[Loader], file: FileLayer) -> None:
 
 
 def from_text(spec: Field, text: str, source: str) -> Value:
-    """An environment or option text; empty text takes the falsy value when one is declared."""
+    """An environment text; empty text takes the falsy value when one is declared."""
     if text == "" and spec.falsy is not None:
         return spec.falsy
     try:
-        return parse_text(spec.kind, text)
+        return checked(spec, parse_text(spec.kind, text), source)
     except BadValue as error:
         raise ConfigError(spec.key, source, str(error)) from None
 
@@ -133,7 +134,7 @@ def from_file(spec: Field, entry: Entry, source: str, key: str | None = None) ->
             raise refuse(f"expected a string, got {_toml_type(value)}")
         if value == "" and spec.falsy is not None:
             return spec.falsy
-        return value
+        return checked(spec, value, source, name)
     if spec.kind == "bool":
         if not isinstance(value, bool):
             raise refuse(f"expected true or false, got {_toml_type(value)}")

@@ -3,17 +3,18 @@
 A generated ``_fw_config.py`` holds one :class:`Loader` per registered type (and one
 :class:`Command` per sub-command): plain data plus a constructor function, so loading never
 inspects annotations. Both the generator and the runtime compute :func:`fingerprint` over the
-same classes; a mismatch means the declaration changed after generation.
+same classes; a mismatch means the declaration (or the loader format) changed after generation.
 """
 
 from __future__ import annotations
 
-import hashlib
-import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from fw.codegen import naming
+from fw.codegen.fingerprint import fingerprint as codegen_fingerprint
 
 Kind = Literal["str", "bool", "int", "duration", "list"]
 Value = str | bool | int | timedelta | list[str]
@@ -52,6 +53,9 @@ class Field:
     dependon: tuple[str, ...] = ()
     falsy: Value | None = None
     help: str = ""
+    #: A choice key's declared values; ``""`` among them means it may be left empty (not set).
+    #: :mod:`fw.configuration.choices` adds the values registered at run time.
+    choices: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -133,6 +137,26 @@ class Command:
         return values
 
 
+Owner = TypeVar("Owner")
+
+
+def name_clashes(owned: Iterable[tuple[Field, Owner]]) -> Iterator[tuple[str, Owner, Owner]]:
+    """Each key, environment variable or option that two fields share: ``("option --x", first
+    owner, second owner)``. Keys, variables and options are one namespace over every registered
+    type; the generator refuses a clash at build time and the runtime again when loaders of
+    several directories meet."""
+    seen: dict[str, Owner] = {}
+    for spec, owner in owned:
+        names = [f"key {spec.key}", *(f"option {option}" for option in spec.opts)]
+        if spec.env is not None:
+            names.append(f"environment variable {spec.env}")
+        for name in names:
+            if name in seen:
+                yield name, seen[name], owner
+            else:
+                seen[name] = owner
+
+
 def zero(kind: Kind) -> Value:
     if kind == "str":
         return ""
@@ -149,36 +173,15 @@ def copy_value(value: Value) -> Value:
     return list(value) if isinstance(value, list) else value
 
 
+#: The shape of generated loaders; a loader written for another shape counts as stale.
+LOADER_FORMAT = 2
+
+
 def type_name(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
+    """How a generated ``_fw_config.py`` names a registered type: ``package.module:Class``."""
+    return naming.type_name(cls, ":")
 
 
 def fingerprint(classes: Sequence[type]) -> str:
-    """A cheap digest of the declarations: class names, field names and annotations in order.
-
-    Annotations are read as stored on the dataclass fields (text under ``from __future__
-    import annotations``), so computing it imports nothing and evaluates nothing.
-    """
-    digest = hashlib.sha256()
-    for cls in classes:
-        digest.update(type_name(cls).encode())
-        fields: Mapping[str, Any] = getattr(cls, "__dataclass_fields__", {})
-        for name, item in fields.items():
-            digest.update(f"\0{name}:{_annotation_text(item.type)}".encode())
-        digest.update(b"\1")
-    return digest.hexdigest()[:20]
-
-
-def _annotation_text(annotation: Any) -> str:
-    """A rendering of an annotation that does not change between Python versions."""
-    if isinstance(annotation, str):
-        return annotation
-    if isinstance(annotation, type) and not typing.get_args(annotation):
-        return f"{annotation.__module__}.{annotation.__qualname__}"
-    origin = typing.get_origin(annotation)
-    if origin is not None:
-        args = typing.get_args(annotation)
-        if origin is typing.Annotated:
-            return "Annotated[" + ", ".join([_annotation_text(args[0]), *map(repr, args[1:])]) + "]"
-        return f"{_annotation_text(origin)}[{', '.join(_annotation_text(arg) for arg in args)}]"
-    return repr(annotation)
+    """The digest of the declarations a loader was generated from (:mod:`fw.codegen.fingerprint`)."""
+    return codegen_fingerprint(classes, f"config loader format {LOADER_FORMAT}")

@@ -1,9 +1,9 @@
 """The startup summary: every value with the source that won, secrets masked, dependents filtered,
 and the configuration advisories at their level (an ``error`` advisory makes the record an error).
 
-Masking is decided by the generated key table (explicit ``secret`` markers, else the key-word
-auto-detection), so the summary, ``fw doctor`` and any log agree on what is shown. Keys under a
-subtree a pillar reports inactive (:mod:`fw.configuration.activity`) are left out.
+Masking is decided by the generated key table (:mod:`fw.configuration.masking`), so the summary,
+``fw doctor`` and any log agree on what is shown; a key marked ``secret("hide")`` is left out.
+Keys under a subtree a pillar reports inactive (:mod:`fw.configuration.activity`) are left out.
 """
 
 from __future__ import annotations
@@ -13,17 +13,13 @@ import sys
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
-from urllib.parse import unquote, urlsplit
+from typing import Any, TextIO
 
 from fw.configuration.activity import is_inactive
-from fw.configuration.schema import Field, Loader, SecretShow, Value
-from fw.configuration.values import display, is_off
-
-if TYPE_CHECKING:
-    from fw.configuration.doctor import Advisory
-
-MASK = "*****"
+from fw.configuration.advisory import Advisory
+from fw.configuration.masking import shown
+from fw.configuration.schema import Field, Loader
+from fw.configuration.values import is_off
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,46 +28,6 @@ class Item:
     value: str
     source: str
     json_value: Any
-
-
-def mask_dsn(text: str) -> str:
-    """Keep scheme, host, port and database path; user information becomes asterisks; no query."""
-    if text == "":
-        return ""
-    try:
-        parts = urlsplit(text)
-        port = parts.port
-    except ValueError:
-        return MASK
-    if not parts.scheme or "://" not in text:
-        return MASK
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host if port is None else f"{host}:{port}"
-    if parts.username is not None or parts.password is not None:
-        netloc = f"{MASK}@{netloc}"
-    return f"{parts.scheme}://{netloc}{parts.path}"
-
-
-def shown(value: Value, mode: SecretShow) -> tuple[str, Any] | None:
-    """The text and JSON form of a value under a secret mode; ``None`` when it is hidden."""
-    if mode == "hide":
-        return None
-    text = display(value)
-    if mode == "mask":
-        masked = MASK if text else ""
-        return masked, masked
-    if mode == "dsn":
-        masked = mask_dsn(text)
-        return masked, masked
-    return text, _json(value)
-
-
-def _json(value: Value) -> Any:
-    if isinstance(value, (bool, int, str, list)):
-        return value
-    return display(value)
 
 
 def is_key_off(
@@ -115,51 +71,6 @@ def items(
                     if form is not None:
                         out.append(Item(key, form[0], sources.get(key, "default"), form[1]))
     return out
-
-
-def secret_texts(loaders: Sequence[Loader], values: Mapping[str, Any]) -> list[str]:
-    """Every non-empty secret value as text, longest first; of a DSN, what its masked form drops
-    (the password and the query), not the parts the summary shows anyway."""
-    found: set[str] = set()
-
-    def add(value: Any, mode: SecretShow) -> None:
-        if mode in ("", "show"):
-            return
-        for text in value if isinstance(value, list) else [value]:
-            text = display(text) if not isinstance(text, str) else text
-            if not text:
-                continue
-            if mode != "dsn":
-                found.add(text)
-                continue
-            if mask_dsn(text) != text:
-                found.add(text)
-            try:
-                parts = urlsplit(text)
-                hidden = [parts.password, parts.query]
-            except ValueError:
-                continue
-            found.update(part for part in hidden if part)
-            found.update(unquote(part) for part in hidden if part)
-
-    for loader in loaders:
-        for spec in loader.fields:
-            if spec.key in values:
-                add(values[spec.key], spec.secret)
-        for array in loader.arrays:
-            for element in values.get(array.key, []):
-                for spec in array.fields:
-                    if spec.key in element:
-                        add(element[spec.key], array.secret or spec.secret)
-    return sorted(found, key=len, reverse=True)
-
-
-def redact(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every secret value replaced by the mask (the last line of defence for messages
-    built from configuration values)."""
-    for secret in secrets:
-        text = text.replace(secret, MASK)
-    return text
 
 
 def record_level(advisories: Sequence[Advisory]) -> str:

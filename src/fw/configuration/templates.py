@@ -1,8 +1,8 @@
 """``--generate-config toml|env``: starting points written from the generated key tables.
 
-TOML tables come ordered by prefix then type name, keys in declaration order, help as comments
-and defaults as values; the env template is sorted by variable name. Write the env template to
-a committed example file (``.env.example``), never to a file fw reads.
+TOML tables come ordered by prefix then type name, keys in declaration order, help (and a choice
+key's values) as comments and defaults as values; the env template is sorted by variable name.
+Write the env template to a committed example file (``.env.example``), never to a file fw reads.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 from collections.abc import Collection, Sequence
 from datetime import timedelta
 
+from fw.configuration.choices import describe
 from fw.configuration.schema import Field, Loader, Value
 from fw.configuration.values import display
 
@@ -36,6 +37,14 @@ def _toml_lines(spec: Field) -> list[str]:
     return [f"{spec.name} = {_toml_value(spec.initial())}"]
 
 
+def _described(spec: Field) -> str:
+    """The help text, and for a choice key the values it accepts."""
+    if not spec.choices:
+        return spec.help
+    allowed = f"one of: {describe(spec)}"
+    return f"{spec.help} ({allowed})" if spec.help else allowed
+
+
 def _comment(text: str, indent: str = "") -> list[str]:
     return [f"{indent}# {line}".rstrip() for line in text.splitlines()] if text else []
 
@@ -56,14 +65,14 @@ def toml_template(loaders: Sequence[Loader], skip: Collection[str] = ()) -> str:
             lines.extend(_comment(help_of.get(table, "")))
             lines.append(f"[{table}]")
             for spec in fields:
-                lines.extend(_comment(spec.help))
+                lines.extend(_comment(_described(spec)))
                 lines.extend(_toml_lines(spec))
             lines.append("")
             for array in arrays:
                 lines.extend(_comment(array.help))
                 lines.append(f"# [[{array.key}]]")
                 for spec in array.fields:
-                    lines.extend(_comment(spec.help, "# "))
+                    lines.extend(_comment(_described(spec), "# "))
                     lines.append(f"# {spec.name} = {_toml_value(spec.initial())}")
                 lines.append("")
     return "\n".join(lines).rstrip() + "\n"
@@ -78,6 +87,7 @@ def env_template(loaders: Sequence[Loader], skip: Collection[str] = ()) -> str:
     lines = ["# Environment template written by --generate-config env (commit it as .env.example)."]
     for name, spec in sorted(entries, key=lambda entry: entry[0]):
         lines.append("")
-        lines.extend(_comment(f"{spec.key}: {spec.help}" if spec.help else spec.key))
+        text = _described(spec)
+        lines.extend(_comment(f"{spec.key}: {text}" if text else spec.key))
         lines.append(f"{name}={display(spec.initial())}")
     return "\n".join(lines) + "\n"

@@ -1,4 +1,4 @@
-"""``--help``: every option with its help text, default and environment variable.
+"""``--help``: every option with its help text, choices, default and environment variable.
 
 The help text is the field's doc comment (or ``fw.help``), so the same sentence reaches the
 templates, this listing and the generated loader. Printing it exits 0, like the templates.
@@ -10,8 +10,9 @@ import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
+from fw.configuration.choices import describe
+from fw.configuration.masking import mask_dsn
 from fw.configuration.schema import Command, Field, Loader
-from fw.configuration.summary import mask_dsn
 from fw.configuration.values import display
 
 
@@ -31,7 +32,7 @@ def _option(spec: Field) -> str:
 
 
 def _details(spec: Field) -> str:
-    notes: list[str] = []
+    notes = [f"one of: {describe(spec)}"] if spec.choices else []
     default = display(spec.initial())
     if spec.secret == "dsn":
         default = mask_dsn(default)

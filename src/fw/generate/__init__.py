@@ -1,47 +1,27 @@
 """``fw generate``: the build step that turns declarations into plain code.
 
-Each pillar contributes a generator that reads its directories and returns the files it would
-write. Files are written only when every generator succeeded, so a failed run never leaves half
-an output behind, and each error points at file:line.
+This package only orchestrates. Each pillar's generator lives with the pillar
+(:mod:`fw.binding.codegen`, :mod:`fw.configuration.codegen`) on the shared kit
+(:mod:`fw.codegen`); the modules here run them over the project's directories and return the
+files they would write. Files are written only when every generator succeeded, so a failed run
+never leaves half an output behind, and every error points at file:line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
+from fw.codegen.errors import GenerationFailed
+from fw.codegen.output import Output
 from fw.errors import GenerationError
 from fw.generate.project import Project
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    """One generated file: where it goes and its full text."""
-
-    path: Path
-    text: str
-
-    def write_if_changed(self) -> bool:
-        """Write the file unless it already holds ``text``: a run that changes nothing touches nothing."""
-        if self.path.exists() and self.path.read_text() == self.text:
-            return False
-        self.path.write_text(self.text)
-        return True
-
-
-class GenerationFailed(Exception):
-    """Every generation error of one run, reported together."""
-
-    def __init__(self, errors: Iterable[GenerationError]) -> None:
-        self.errors = list(errors)
-        super().__init__("\n".join(str(error) for error in self.errors))
-
 
 Generator = Callable[[Project], list[Output]]
 
 
 def _generators() -> list[Generator]:
+    """Imported when a run starts, so ``python -m fw.generate.config`` finds its module unloaded."""
     from fw.generate.binders import generate_binders
     from fw.generate.config import generate_config
 
@@ -72,3 +52,6 @@ def is_stale(project: Project, outputs: Iterable[str] = ("_fw_config.py", "_fw_b
             if source.name not in names and source.stat().st_mtime > newest_output:
                 return True
     return False
+
+
+__all__ = ["GenerationFailed", "Output", "generate", "is_stale"]

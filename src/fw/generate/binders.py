@@ -5,7 +5,8 @@ straight-line binder per parsed dataclass (its regexes precompiled, its defaults
 as literals) and the OpenAPI pieces of the handlers that call ``fw.parse``; with ``[tool.fw] app``
 set, the assembled OpenAPI document is written too (see :func:`fw.generate.openapi.document_path`).
 Request time then only dispatches: no annotation is inspected while serving. The steps live in
-:mod:`fw.binding.codegen`: scan the calls, plan the types, emit the code.
+:mod:`fw.binding.codegen` (scan the calls, plan the types, emit the code and the OpenAPI pieces);
+this module only runs them over the handlers directories.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from fw.binding.codegen.emit import emit_module
+from fw.binding.codegen.openapi import operation_pieces
 from fw.binding.codegen.plan import Planner, StructPlan
 from fw.binding.codegen.scan import scan_directory
+from fw.codegen.errors import GenerationFailed
+from fw.codegen.output import Output
 from fw.errors import GenerationError
-from fw.generate import GenerationFailed, Output
-from fw.generate.openapi import document_output, operation_pieces
+from fw.generate.openapi import document_output
 from fw.generate.project import Project
 
 OUTPUT_NAME = "_fw_binders.py"

@@ -326,8 +326,8 @@ async def _bind1(request):
         raise body_error('body nested too deeply') from None
 
 
-register(_T0, _bind0, 'c37475a1676ae264', _T1)
-register(_T2, _bind1, 'b80b6c0f7d41b9bb')
+register(_T0, _bind0, 'db8c11b5e7e75b42d965', _T1)
+register(_T2, _bind1, 'a8a466a8a7018ee689f6')
 
 register_openapi(
     {'binding.cborapp.handlers:nodes': {'body': {'input': ['label'],

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from fw.auth.browser.redirects import loopback_host_header
 from fw.auth.stores.select import check_session_backend
-from fw.configuration.doctor import Advisory
+from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
 from fw.settings import AuthSettings, SessionSettings
 

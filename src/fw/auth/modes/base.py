@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from fw.settings import AuthSettings, RdbSettings, SessionSettings
 
 if TYPE_CHECKING:
-    from fw.configuration.doctor import Advisory
+    from fw.configuration.advisory import Advisory
     from fw.extension import Extension
 
 T = TypeVar("T")

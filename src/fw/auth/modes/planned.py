@@ -16,7 +16,7 @@ from fw.auth.browser.rules import redirect_url_advisories
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
 from fw.auth.modes.oidc_only.settings import check_provider, oidc_dev_environment
 from fw.auth.modes.rules import check_credential, check_required
-from fw.configuration.doctor import Advisory
+from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
 from fw.extension import Extension
 from fw.settings import AuthSettings

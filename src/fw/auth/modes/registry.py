@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fw.auth.modes.base import DevEnvironment, DevIssuer, Mode
+from fw.configuration.choices import extend_choices
 from fw.errors import StartupError
 
 if TYPE_CHECKING:
-    from fw.configuration.doctor import Advisory
+    from fw.configuration.advisory import Advisory
 
 #: Tables every browser mode reads, whichever else it reads.
 BROWSER_TABLES = ("session", "assurance")
@@ -34,6 +35,7 @@ def register_mode(mode: Mode) -> Mode:
     if existing is not None and existing is not mode:
         raise RuntimeError(f"auth.mode {mode.name!r} is already registered ({existing!r})")
     _modes[mode.name] = mode
+    extend_choices("auth.mode", mode.name)  # the loader accepts every registered mode's name
     return mode
 
 

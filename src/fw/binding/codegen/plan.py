@@ -2,27 +2,24 @@
 
 Everything here runs at generation time only (it imports user modules and inspects annotations);
 the request path never touches it. Every rule the spec makes a generation error is enforced
-here, reported with the file:line of the offending field.
+here, reported with the file:line, the dataclass and the field(s) concerned
+(``app.py:15: Form.rest, Form.extra: more than one fw.payload("*") rest field in one dataclass``).
 """
 
 from __future__ import annotations
 
-import ast
 import base64
 import binascii
 import dataclasses
-import inspect
-import io
-import itertools
 import re
-import textwrap
-import tokenize
 import types
 import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from fw.binding.types import File, RawJSON
+from fw.codegen.errors import Where, field_subject
+from fw.codegen.source import class_source
 from fw.errors import GenerationError
 from fw.markers import Check, Default, Enum, Source
 
@@ -71,7 +68,7 @@ class FieldPlan:
     wire: str
     source: str
     type: TypeRef
-    line: int
+    where: Where
     kw_only: bool
     required: bool = False
     rules: list[Rule] = field(default_factory=list)
@@ -107,88 +104,16 @@ def lower_camel(name: str) -> str:
     return lead + parts[0] + "".join(part[:1].upper() + part[1:] for part in parts[1:] if part)
 
 
-# Source locations and doc comments -------------------------------------------------------------
-@dataclass
-class ClassSource:
-    file: str
-    line: int
-    doc: str | None
-    field_lines: dict[str, int]
-    field_docs: dict[str, str]
-
-
-def class_source(cls: type) -> ClassSource:
-    """Where ``cls`` is declared, its docstring and each field's line and doc comment."""
-    file = inspect.getsourcefile(cls) or "<unknown>"
-    try:
-        lines, start = inspect.getsourcelines(cls)
-    except (OSError, TypeError):
-        return ClassSource(file, 0, None, {}, {})
-    text = textwrap.dedent("".join(lines))
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return ClassSource(file, start, None, {}, {})
-    node = next((n for n in tree.body if isinstance(n, ast.ClassDef)), None)
-    if node is None:
-        return ClassSource(file, start, None, {}, {})
-    source_lines = text.splitlines()
-    trailing = _trailing_doc_comments(text)
-    field_lines: dict[str, int] = {}
-    field_docs: dict[str, str] = {}
-    body = node.body
-    for index, statement in enumerate(body):
-        if not (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)):
-            continue
-        name = statement.target.id
-        field_lines[name] = start + statement.lineno - 1
-        comments: list[str] = []
-        row = statement.lineno - 2
-        while row >= 0 and source_lines[row].strip().startswith("#:"):
-            comments.insert(0, source_lines[row].strip()[2:].strip())
-            row -= 1
-        end = statement.end_lineno or statement.lineno
-        if not comments and end in trailing:
-            comments = [trailing[end]]
-        following = body[index + 1] if index + 1 < len(body) else None
-        if (
-            not comments
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-            and isinstance(following.value.value, str)
-        ):
-            comments = [inspect.cleandoc(following.value.value)]
-        if comments:
-            field_docs[name] = "\n".join(comments).strip()
-    doc = ast.get_docstring(node)
-    return ClassSource(file, start, doc, field_lines, field_docs)
-
-
-def _trailing_doc_comments(text: str) -> dict[int, str]:
-    """``#:`` comments that end a line of code (``name: str  #: The name.``), by line number."""
-    found: dict[int, str] = {}
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return found
-    for previous, token in itertools.pairwise(tokens):
-        if (
-            token.type == tokenize.COMMENT
-            and token.string.startswith("#:")
-            and previous.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
-            and previous.end[0] == token.start[0]
-        ):
-            found[token.start[0]] = token.string[2:].strip()
-    return found
-
-
 def is_deprecated(doc: str | None) -> bool:
     return doc is not None and any(p.strip().startswith("Deprecated:") for p in re.split(r"\n\s*\n", doc))
 
 
 # Planning --------------------------------------------------------------------------------------
 class Planner:
-    """Plans dataclasses, collecting every generation error instead of stopping at the first."""
+    """Plans dataclasses, collecting every generation error instead of stopping at the first.
+
+    Each error names the file:line, the dataclass and the field (``Form.name: ...``).
+    """
 
     def __init__(self, cbor: bool) -> None:
         self.cbor = cbor
@@ -197,8 +122,8 @@ class Planner:
         self._active: list[type] = []
         self._nested: set[type] = set()
 
-    def error(self, file: str, line: int, message: str) -> None:
-        self.errors.append(GenerationError(file, line, message))
+    def error(self, at: Where, message: str) -> None:
+        self.errors.append(at.error(message))
 
     def plan(self, cls: type, *, top: bool) -> StructPlan:
         """The plan of ``cls``; ``top=False`` when it is nested in another bound type.
@@ -226,61 +151,55 @@ class Planner:
     def _check_nested(self, plan: StructPlan) -> None:
         for planned in plan.fields:
             if planned.source == "rest":
-                self.error(
-                    plan.file,
-                    planned.line,
-                    f"field {planned.name!r}: a rest map is allowed on the top-level type only",
-                )
+                self.error(planned.where, "a rest map is allowed on the top-level type only")
             elif planned.type.kind == "file":
-                self.error(plan.file, planned.line, f"field {planned.name!r}: {FILE_ONLY}")
+                self.error(planned.where, FILE_ONLY)
             elif planned.source not in ("input", "payload"):
                 self.error(
-                    plan.file,
-                    planned.line,
-                    f"field {planned.name!r}: a nested dataclass binds from the body only; "
-                    f"fw.{planned.source} is allowed on the top-level type",
+                    planned.where,
+                    f"a nested dataclass binds from the body only; fw.{planned.source} is allowed on the "
+                    "top-level type",
                 )
 
     def _plan(self, cls: type) -> StructPlan:
-        where = class_source(cls)
-        plan = StructPlan(cls, where.file, where.line, where.doc)
+        source = class_source(cls)
+        plan = StructPlan(cls, source.file, source.line, source.doc or None)
         self.plans[cls] = plan
         self._active.append(cls)
         try:
             hints = typing.get_type_hints(cls, include_extras=True)
         except Exception as failure:
             self.error(
-                where.file, where.line, f"cannot resolve the annotations of {cls.__qualname__}: {failure}"
+                Where(source.file, source.line, cls.__qualname__),
+                f"cannot resolve the annotations: {failure}",
             )
             self._active.pop()
             return plan
-        rest_fields = 0
+        rest_fields: list[FieldPlan] = []
         for item in dataclasses.fields(cls):
             if not item.init:
                 continue
-            line = where.field_lines.get(item.name, where.line)
-            planned = self._field(item, hints.get(item.name, Any), where, line)
+            at = Where(source.file, source.line_of(item.name), field_subject(cls, item.name))
+            planned = self._field(item, hints.get(item.name, Any), at)
             if planned is None:
                 continue
-            planned.doc = where.field_docs.get(item.name)
+            planned.doc = source.docs.get(item.name)
             if planned.type.kind == "rest":
-                rest_fields += 1
-                if rest_fields > 1:
-                    self.error(where.file, line, 'more than one fw.payload("*") rest field in one dataclass')
+                rest_fields.append(planned)
                 if self.cbor:
-                    self.error(
-                        where.file, line, 'a fw.payload("*") rest map cannot be combined with api.cbor = true'
-                    )
+                    self.error(at, 'a fw.payload("*") rest map cannot be combined with api.cbor = true')
             plan.fields.append(planned)
+        if len(rest_fields) > 1:
+            self.error(
+                rest_fields[1].where.about(*(rest.where for rest in rest_fields)),
+                'more than one fw.payload("*") rest field in one dataclass',
+            )
         self._active.pop()
         if cls in self._nested:
             self._check_nested(plan)
         return plan
 
-    def _field(
-        self, item: dataclasses.Field[Any], hint: Any, where: ClassSource, line: int
-    ) -> FieldPlan | None:
-        file = where.file
+    def _field(self, item: dataclasses.Field[Any], hint: Any, at: Where) -> FieldPlan | None:
         base: Any = hint
         metadata: tuple[Any, ...] = ()
         if typing.get_origin(hint) is Annotated:
@@ -302,27 +221,27 @@ class Planner:
             (defaults, "fw.default"),
         ):
             if len(found) > 1:
-                self.error(file, line, f"field {item.name!r}: more than one {what}")
+                self.error(at, f"more than one {what}")
         source = sources[0] if sources else Source("input", None)
         rest = source.kind == "payload" and source.name == "*"
-        ref = self._type(base, file, line, item.name, rest)
+        ref = self._type(base, at, rest)
         if ref is None:
             return None
         if ref.kind == "file" and source.kind not in ("input", "payload"):
-            self.error(file, line, f"field {item.name!r}: {FILE_ONLY}")
+            self.error(at, FILE_ONLY)
             return None
         wire = source.name if source.name and not rest else lower_camel(item.name)
-        planned = FieldPlan(item.name, wire, "rest" if rest else source.kind, ref, line, bool(item.kw_only))
-        self._check_source(planned, file)
+        planned = FieldPlan(item.name, wire, "rest" if rest else source.kind, ref, at, bool(item.kw_only))
+        self._check_source(planned)
         if checks:
-            self._rules(planned, checks[0].rules, file)
+            self._rules(planned, checks[0].rules)
         if enums:
-            self._enum(planned, enums[0].values, file)
+            self._enum(planned, enums[0].values)
         if defaults:
-            self._default(planned, defaults[0].value, file)
+            self._default(planned, defaults[0].value)
         return planned
 
-    def _type(self, hint: Any, file: str, line: int, name: str, rest: bool) -> TypeRef | None:
+    def _type(self, hint: Any, at: Where, rest: bool) -> TypeRef | None:
         optional = False
         origin = typing.get_origin(hint)
         if origin is typing.Union or origin is types.UnionType:
@@ -334,21 +253,14 @@ class Planner:
             pair = typing.get_args(hint)
             if origin is dict and len(pair) == 2 and pair[0] is str and pair[1] in (Any, RawJSON):
                 return TypeRef("rest", optional=False, raw=pair[1] is RawJSON)
-            self.error(
-                file,
-                line,
-                f'field {name!r}: a fw.payload("*") rest field must be '
-                "dict[str, Any] or dict[str, fw.RawJSON]",
-            )
+            self.error(at, 'a fw.payload("*") rest field must be dict[str, Any] or dict[str, fw.RawJSON]')
             return None
-        ref = self._value_type(hint, file, line, name, recursive_ok=optional)
+        ref = self._value_type(hint, at, recursive_ok=optional)
         if ref is not None:
             ref.optional = optional
         return ref
 
-    def _value_type(
-        self, hint: Any, file: str, line: int, name: str, recursive_ok: bool = False
-    ) -> TypeRef | None:
+    def _value_type(self, hint: Any, at: Where, recursive_ok: bool = False) -> TypeRef | None:
         if hint in SCALARS:
             return TypeRef("scalar", SCALARS[hint])
         if hint is File:
@@ -356,26 +268,22 @@ class Planner:
         origin = typing.get_origin(hint)
         args = typing.get_args(hint)
         if origin is list and len(args) == 1:
-            item = self._value_type(args[0], file, line, name, recursive_ok=True)
+            item = self._value_type(args[0], at, recursive_ok=True)
             if item is None:
                 return None
             if item.kind == "file":
-                self.error(
-                    file,
-                    line,
-                    f"field {name!r}: list[fw.File] is not supported; declare one fw.File per part",
-                )
+                self.error(at, "list[fw.File] is not supported; declare one fw.File per part")
                 return None
             return TypeRef("list", item=item)
         if origin is dict and len(args) == 2:
             if args[0] is not str:
-                self.error(file, line, f"field {name!r}: map keys must be str")
+                self.error(at, "map keys must be str")
                 return None
-            item = self._value_type(args[1], file, line, name, recursive_ok=True)
+            item = self._value_type(args[1], at, recursive_ok=True)
             if item is None:
                 return None
             if item.kind == "file":
-                self.error(file, line, f"field {name!r}: dict of fw.File is not supported")
+                self.error(at, "dict of fw.File is not supported")
                 return None
             return TypeRef("dict", item=item)
         if isinstance(hint, type) and dataclasses.is_dataclass(hint):
@@ -384,39 +292,34 @@ class Planner:
                 return TypeRef("struct", struct=self.plans[hint])
             if hint in self._active:
                 self.error(
-                    file,
-                    line,
-                    f"field {name!r}: {hint.__qualname__} reaches itself; such a field "
-                    "must be optional (`| None`) to be bound",
+                    at,
+                    f"{hint.__qualname__} reaches itself; such a field must be optional (`| None`) "
+                    "to be bound",
                 )
                 return None
             return TypeRef("struct", struct=self.plan(hint, top=False))
-        self.error(file, line, f"field {name!r}: unsupported field type {_type_text(hint)}")
+        self.error(at, f"unsupported type {_type_text(hint)}")
         return None
 
-    def _check_source(self, planned: FieldPlan, file: str) -> None:
+    def _check_source(self, planned: FieldPlan) -> None:
         ref, source = planned.type, planned.source
         if source in ("path", "header", "cookie") and ref.kind != "scalar":
             self.error(
-                file,
-                planned.line,
-                f"field {planned.name!r}: fw.{source} binds one value; "
-                f"{ref.describe()} is not allowed (repeated {source} values are refused)",
+                planned.where,
+                f"fw.{source} binds one value; {ref.describe()} is not allowed "
+                f"(repeated {source} values are refused)",
             )
         elif source == "method" and not (ref.kind == "scalar" and ref.scalar == "str"):
-            self.error(file, planned.line, f"field {planned.name!r}: fw.method() needs a str field")
+            self.error(planned.where, "fw.method() needs a str field")
         elif source == "query" and not (
             ref.kind == "scalar"
             or (ref.kind == "list" and ref.item is not None and ref.item.kind == "scalar")
         ):
-            self.error(
-                file,
-                planned.line,
-                f"field {planned.name!r}: fw.query binds a scalar or list[scalar], not {ref.describe()}",
-            )
+            self.error(planned.where, f"fw.query binds a scalar or list[scalar], not {ref.describe()}")
 
-    def _rules(self, planned: FieldPlan, text: str, file: str) -> None:
+    def _rules(self, planned: FieldPlan, text: str) -> None:
         ref = planned.type
+        at = planned.where
         tokens = text.split(",")
         index = 0
         while index < len(tokens):
@@ -427,14 +330,10 @@ class Planner:
             rule, _, argument = token.partition("=")
             rule = rule.strip()
             if rule in ("enum", "default"):
-                self.error(
-                    file,
-                    planned.line,
-                    f"field {planned.name!r}: {rule}= inside fw.check; use fw.{rule}(...) as its own marker",
-                )
+                self.error(at, f"{rule}= inside fw.check; use fw.{rule}(...) as its own marker")
                 continue
             if rule not in _RULES:
-                self.error(file, planned.line, f"field {planned.name!r}: unknown rule {rule!r} in fw.check")
+                self.error(at, f"unknown rule {rule!r} in fw.check")
                 continue
             if rule == "pattern":
                 regex = ",".join([token.partition("=")[2], *tokens[index:]])
@@ -445,102 +344,74 @@ class Planner:
                     "enum",
                     "default",
                 ):
-                    self.error(
-                        file,
-                        planned.line,
-                        f"field {planned.name!r}: pattern= must be the last rule in fw.check",
-                    )
+                    self.error(at, "pattern= must be the last rule in fw.check")
                     continue
                 argument = regex
             if rule != "required" and ref.kind != "scalar":
-                self.error(
-                    file,
-                    planned.line,
-                    f"field {planned.name!r}: only `required` applies to a "
-                    f"{ref.describe()} field, not {rule!r}",
-                )
+                self.error(at, f"only `required` applies to a {ref.describe()} field, not {rule!r}")
                 continue
             if rule == "required":
                 planned.required = True
                 continue
             if rule in ("min", "max"):
                 if ref.scalar not in ("int", "float"):
-                    self.error(
-                        file, planned.line, f"field {planned.name!r}: {rule} needs an int or float field"
-                    )
+                    self.error(at, f"{rule} needs an int or float field")
                     continue
                 try:
                     number = float(argument)
                 except ValueError:
-                    self.error(
-                        file, planned.line, f"field {planned.name!r}: {rule}={argument!r} is not a number"
-                    )
+                    self.error(at, f"{rule}={argument!r} is not a number")
                     continue
                 planned.rules.append(Rule(rule, argument.strip(), number=number))
                 continue
             if ref.scalar != "str":
-                self.error(file, planned.line, f"field {planned.name!r}: {rule} needs a str field")
+                self.error(at, f"{rule} needs a str field")
                 continue
             if rule in ("minlen", "maxlen", "len"):
                 if not argument.strip().isdigit():
-                    self.error(
-                        file, planned.line, f"field {planned.name!r}: {rule}={argument!r} is not a length"
-                    )
+                    self.error(at, f"{rule}={argument!r} is not a length")
                     continue
                 planned.rules.append(Rule(rule, argument.strip(), length=int(argument)))
             elif rule == "pattern":
                 try:
                     re.compile(argument)
                 except re.error as bad:
-                    self.error(
-                        file, planned.line, f"field {planned.name!r}: invalid pattern {argument!r}: {bad}"
-                    )
+                    self.error(at, f"invalid pattern {argument!r}: {bad}")
                     continue
                 planned.rules.append(Rule("pattern", argument))
             else:
                 if argument:
-                    self.error(file, planned.line, f"field {planned.name!r}: {rule} takes no value")
+                    self.error(at, f"{rule} takes no value")
                     continue
                 planned.rules.append(Rule(rule))
 
-    def _scalar_or_error(self, planned: FieldPlan, what: str, file: str) -> bool:
+    def _scalar_or_error(self, planned: FieldPlan, what: str) -> bool:
         if planned.type.kind != "scalar":
             self.error(
-                file,
-                planned.line,
-                f"field {planned.name!r}: fw.{what} applies to scalar fields only, "
-                f"not {planned.type.describe()}",
+                planned.where, f"fw.{what} applies to scalar fields only, not {planned.type.describe()}"
             )
             return False
         return True
 
-    def _enum(self, planned: FieldPlan, text: str, file: str) -> None:
-        if not self._scalar_or_error(planned, "enum", file):
+    def _enum(self, planned: FieldPlan, text: str) -> None:
+        if not self._scalar_or_error(planned, "enum"):
             return
         values: list[Any] = []
         texts = [part.strip() for part in text.split(",")]
         for part in texts:
             value = parse_literal(planned.type.scalar, part)
             if value is _MISSING or part == "":
-                self.error(
-                    file,
-                    planned.line,
-                    f"field {planned.name!r}: enum value {part!r} is not a valid {planned.type.scalar}",
-                )
+                self.error(planned.where, f"enum value {part!r} is not a valid {planned.type.scalar}")
                 return
             values.append(value)
         planned.enum, planned.enum_text = values, texts
 
-    def _default(self, planned: FieldPlan, text: str, file: str) -> None:
-        if not self._scalar_or_error(planned, "default", file):
+    def _default(self, planned: FieldPlan, text: str) -> None:
+        if not self._scalar_or_error(planned, "default"):
             return
         value = parse_literal(planned.type.scalar, text)
         if value is _MISSING:
-            self.error(
-                file,
-                planned.line,
-                f"field {planned.name!r}: default {text!r} is not a valid {planned.type.scalar}",
-            )
+            self.error(planned.where, f"default {text!r} is not a valid {planned.type.scalar}")
             return
         planned.has_default, planned.default = True, value
 

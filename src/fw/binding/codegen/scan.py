@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
-import sys
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fw.codegen.imports import import_file
+from fw.codegen.naming import module_for
 from fw.errors import GenerationError
 
 
@@ -29,16 +29,6 @@ class CallSite:
     module: str
     handler: str | None
     cls: type
-
-
-def module_name_for(file: Path) -> tuple[Path, str]:
-    """The sys.path root and dotted module name of ``file`` (walking up while ``__init__.py`` exists)."""
-    parts = [file.stem]
-    folder = file.parent
-    while (folder / "__init__.py").exists():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return folder, ".".join(parts)
 
 
 def scan_directory(folder: Path, errors: list[GenerationError]) -> list[CallSite]:
@@ -109,11 +99,9 @@ def scan_file(file: Path, errors: list[GenerationError]) -> list[CallSite]:
     finder.visit(tree)
     if not finder.calls:
         return []
-    root, module_name = module_name_for(file)
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    module_name, _ = module_for(file)
     try:
-        module = importlib.import_module(module_name)
+        module = import_file(file)
     except Exception as failure:
         errors.append(GenerationError(str(file), 1, f"cannot import {module_name}: {failure}"))
         return []

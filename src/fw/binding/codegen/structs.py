@@ -16,13 +16,8 @@ only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fw.binding.codegen.plan import FieldPlan, StructPlan, TypeRef
 from fw.binding.values import INT_MAX, INT_MIN
-
-if TYPE_CHECKING:
-    from fw.binding.codegen.emit import _Module
 
 #: The full path rejects JSON numbers at or beyond 2**1023 in magnitude for a float field.
 _FLOAT_LIMIT = 2.0**1023
@@ -41,8 +36,7 @@ class Ineligible(Exception):
 class JsonStructs:
     """The Struct classes of one generated module; a nested dataclass gets its class once."""
 
-    def __init__(self, module: _Module) -> None:
-        self.module = module
+    def __init__(self) -> None:
         self.numbers: dict[type, int] = {}
         self.lines: list[str] = []
         self._active: set[type] = set()

@@ -14,7 +14,7 @@ from typing import Any
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
 from fw.auth.modes.jwt_only.extension import JwtOnly
 from fw.auth.modes.jwt_only.settings import check_jwt, jwt_advisories
-from fw.configuration.doctor import Advisory
+from fw.configuration.advisory import Advisory
 
 
 class JwtOnlyMode:

@@ -22,7 +22,7 @@ from fw.auth.revocation import ON_UNAVAILABLE, REVOCATION_MODES
 from fw.auth.tokens.algorithms import algorithm_problem
 from fw.auth.tokens.discovery import DISCOVERY_MODES
 from fw.auth.tokens.urls import same_origin, transport_problem
-from fw.configuration.doctor import Advisory
+from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
 from fw.settings import JwtSettings
 

@@ -13,7 +13,7 @@ from typing import Any
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
 from fw.auth.modes.oidc_only.extension import OidcOnly
 from fw.auth.modes.oidc_only.settings import check_oidc_only, oidc_advisories, oidc_dev_environment
-from fw.configuration.doctor import Advisory
+from fw.configuration.advisory import Advisory
 
 
 class OidcOnlyMode:

@@ -25,7 +25,7 @@ from fw.auth.modes.rules import (
     check_scope_entries,
     env_name,
 )
-from fw.configuration.doctor import Advisory
+from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
 from fw.settings import AuthSettings
 

@@ -1,0 +1,39 @@
+"""Importing the modules that hold declarations, at generation time only.
+
+A generator reads call sites with ``ast`` but needs the classes themselves to read their
+annotations, so it imports the module of each file with a call. The file is imported under its
+package's dotted name (its root put on ``sys.path``), and a module of that name loaded from
+another file (an earlier package of the same name) is dropped first.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from fw.codegen.naming import module_for
+
+
+def import_file(file: Path) -> ModuleType:
+    """The module of ``file``, imported by its dotted name (raises whatever the import raises)."""
+    name, root = module_for(file)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    loaded = sys.modules.get(name)
+    if loaded is not None and Path(getattr(loaded, "__file__", "") or "").resolve() == file.resolve():
+        return loaded
+    if loaded is not None:
+        for cached in [module for module in sys.modules if module == name or module.startswith(name + ".")]:
+            del sys.modules[cached]
+    return importlib.import_module(name)
+
+
+def forget_imports(before: set[str], folders: list[Path]) -> None:
+    """Drop the modules imported since ``before`` from ``folders``: they were imported only to be
+    read (with registration switched off), not to run."""
+    for name in set(sys.modules) - before:
+        file = getattr(sys.modules[name], "__file__", None)
+        if file and any(Path(file).resolve().is_relative_to(folder) for folder in folders):
+            del sys.modules[name]
