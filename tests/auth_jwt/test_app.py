@@ -12,7 +12,7 @@ import fw
 import fw.auth
 from fw import configuration
 from fw.cli import main as fw_command
-from fw.errors import StartupError
+from fw.errors import ConfigError, StartupError
 from fw.rdb.migrate import upgrade
 from fw.settings import AuthSettings, MiddlewareSettings
 from fw.testing.issuer import LocalIssuer
@@ -213,7 +213,16 @@ def test_the_doctor_reports_admit_on_unavailable_as_an_error(
     assert any(line.startswith("error:") and "on_unavailable" in line for line in lines)
 
 
-@pytest.mark.parametrize("backend", ["dynamo", "firestore", "memcached"])
+@pytest.mark.parametrize("revocation", ["off", "both"])
+def test_an_auth_backend_that_is_no_choice_is_refused_by_the_loader(
+    configure: Configure, issuer: LocalIssuer, revocation: str
+) -> None:
+    with pytest.raises(ConfigError) as refused:
+        configure(_toml(issuer, revocation=revocation).replace("[auth]\n", '[auth]\nbackend = "memcached"\n'))
+    assert refused.value.key == "auth.backend" and "'memcached' is not a choice" in str(refused.value)
+
+
+@pytest.mark.parametrize("backend", ["dynamo", "firestore"])
 @pytest.mark.parametrize("revocation", ["off", "both"])
 async def test_an_auth_backend_fw_cannot_serve_refuses_to_start_instead_of_falling_back_to_sqlite(
     configure: Configure, issuer: LocalIssuer, tmp_path: Path, backend: str, revocation: str

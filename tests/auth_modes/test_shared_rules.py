@@ -9,8 +9,9 @@ import pytest
 from auth_jwt.settings import auth_settings, jwt_settings, mode_settings
 
 from fw.auth import plugin
-from fw.errors import StartupError
-from fw.settings import AuthSettings, Claim
+from fw.errors import ConfigError, StartupError
+from fw.settings import AuthSettings
+from fw.testing import configured
 
 
 def _defaults(_key: str) -> str:
@@ -50,14 +51,8 @@ def test_both_helpers_make_settings_that_pass() -> None:
         ({"identity_claim": ""}, {"identity_claim": ""}, "identity_claim"),
         ({"required_scopes": ["a b"]}, {"scopes": ["a b"]}, None),
         ({"admission": "claim"}, {"admission": "claim"}, "claim.path"),
-        (
-            {"admission": "claim", "claim": Claim("/groups", ["a"], "most")},
-            {"admission": "claim", "claim": Claim("/groups", ["a"], "most")},
-            "claim.match",
-        ),
-        ({"admission": "everyone"}, {"admission": "everyone"}, "admission"),
     ],
-    ids=["identity claim", "scope entry", "claim pointer", "claim match", "admission"],
+    ids=["identity claim", "scope entry", "claim pointer"],
 )
 def test_the_same_mistake_gets_the_same_fix_in_every_mode(
     jwt: dict[str, Any], oidc: dict[str, Any], suffix: str | None
@@ -66,14 +61,22 @@ def test_the_same_mistake_gets_the_same_fix_in_every_mode(
     if suffix is not None:
         assert (in_jwt.key, in_oidc.key) == (f"auth.jwt.{suffix}", f"auth.oidc.{suffix}")
     assert in_jwt.value == in_oidc.value
-    fixes = (in_jwt.fix, in_oidc.fix)
-    if suffix == "admission":  # modes that create accounts also offer "existing"
-        assert fixes == (
-            "use one of authenticated, claim, registered",
-            "use one of authenticated, claim, registered, existing",
-        )
-    else:
-        assert fixes[0] == fixes[1]
+    assert in_jwt.fix == in_oidc.fix
+
+
+@pytest.mark.parametrize("table", ["jwt", "oidc"])
+def test_an_unknown_admission_is_refused_by_the_loader_listing_the_tables_own_choices(table: str) -> None:
+    with pytest.raises(ConfigError) as refused, configured(argv=[f"--auth-{table}-admission=everyone"]):
+        pass
+    offered = (
+        "authenticated, claim, registered, or empty"
+        if table == "jwt"
+        else ("authenticated, claim, registered, existing")
+    )
+    assert str(refused.value) == (
+        f"auth.{table}.admission: 'everyone' is not a choice; use one of: {offered} "
+        f"(from option:--auth-{table}-admission)"
+    )
 
 
 @pytest.mark.parametrize("mode", [jwt_only, oidc_only], ids=["jwt_only", "oidc_only"])
@@ -85,7 +88,9 @@ def test_a_path_with_a_backslash_or_double_slash_is_refused_in_every_mode(mode: 
 
 
 def test_existing_admission_is_offered_only_where_accounts_are_created() -> None:
-    assert refusal(jwt_only(admission="existing")).key == "auth.jwt.admission"
+    with pytest.raises(ConfigError) as refused, configured(argv=["--auth-jwt-admission=existing"]):
+        pass
+    assert refused.value.key == "auth.jwt.admission"
     assert refusal(oidc_only(admission="existing")).key == "auth.oidc.auto_provision"
     plugin.check(
         mode_settings(oidc_only(admission="existing", auto_provision=False), sessions=True), _defaults

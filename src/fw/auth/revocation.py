@@ -22,8 +22,6 @@ from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth.revocation")
 
-REVOCATION_MODES = ("off", "token", "subject", "both")
-ON_UNAVAILABLE = ("refuse", "admit")
 CACHE_ENTRIES = 10_000
 
 

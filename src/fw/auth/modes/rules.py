@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from fw.auth.admission import ADMISSIONS, AdmissionTable, admission_problem
+from fw.auth.admission import AdmissionTable, admission_problem
 from fw.auth.modes.base import Mode
 from fw.auth.modes.registry import mode_tables, readers, reads
 from fw.auth.protection import pattern_problem
@@ -39,12 +39,6 @@ def check_shared(auth: AuthSettings, mode: Mode, source_of: SourceOf) -> None:
     """The rules every mode shares; raises :class:`fw.StartupError` for the first one broken."""
     _foreign(auth, mode, source_of)
     _paths(auth)
-    if auth.oidc.provider_logout:
-        raise StartupError(
-            "auth.oidc.provider_logout",
-            True,
-            "this key was removed; use auth.oidc.logout_scope (reconfirm or global)",
-        )
     check_auth_backend(auth.backend)
 
 
@@ -102,10 +96,6 @@ def _paths(auth: AuthSettings) -> None:
             problem = pattern_problem(pattern)
             if problem:
                 raise StartupError(f"auth.protection.{name}", pattern, f"each pattern {problem}")
-    if auth.protection.unauthenticated not in ("redirect", "unauthorized"):
-        raise StartupError(
-            "auth.protection.unauthenticated", auth.protection.unauthenticated, "use redirect or unauthorized"
-        )
 
 
 def check_required(value: object, key: str) -> None:
@@ -152,10 +142,7 @@ def check_issuer(table: str, url: str, allow_loopback_http: bool) -> None:
 
 def check_admission(table: str, settings: AdmissionTable, *, auto_provision: bool | None = None) -> None:
     """``admission`` and the keys it needs. ``auto_provision`` is the table's own key in modes that
-    create accounts (``None`` where none are created); only those offer ``existing``."""
-    choices = ADMISSIONS if auto_provision is None else (*ADMISSIONS, "existing")
-    if settings.admission not in choices:
-        raise StartupError(f"{table}.admission", settings.admission, f"use one of {', '.join(choices)}")
+    create accounts (``None`` where none are created); only their tables offer ``existing``."""
     if settings.admission == "existing":
         if auto_provision:
             raise StartupError(

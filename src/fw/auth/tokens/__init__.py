@@ -9,7 +9,6 @@ JWS verification and the registered-claim checks. :mod:`fw.auth.jwt` (access tok
 from fw.auth.tokens.algorithms import ALGORITHMS, Key, algorithm_problem, fits
 from fw.auth.tokens.claims import ClaimRules, audiences_of, check_claims, numeric_date
 from fw.auth.tokens.discovery import (
-    DISCOVERY_MODES,
     Discovery,
     issuer_metadata,
     jwks_uri_for,
@@ -33,7 +32,6 @@ from fw.auth.tokens.urls import is_loopback_host, origin, same_origin, transport
 
 __all__ = [
     "ALGORITHMS",
-    "DISCOVERY_MODES",
     "MAX_METADATA_BYTES",
     "MAX_TOKEN_BYTES",
     "AlgorithmRejected",

@@ -18,7 +18,6 @@ from fw.auth.tokens.fetch import fetch_json
 from fw.auth.tokens.urls import same_origin, transport_problem
 
 Discovery = Literal["oidc", "oauth", "manual"]
-DISCOVERY_MODES: tuple[str, ...] = ("oidc", "oauth", "manual")
 
 #: Fetches one JSON object; each protocol brings the one whose failures it knows how to report.
 JsonGetter = Callable[[str], Awaitable[dict[str, Any]]]

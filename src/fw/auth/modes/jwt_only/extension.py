@@ -27,7 +27,7 @@ from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AuthStore
 from fw.auth.stores.records import RecordKind
 from fw.auth.stores.select import open_auth_store
-from fw.auth.tokens.discovery import Discovery, jwks_uri_for
+from fw.auth.tokens.discovery import jwks_uri_for
 from fw.auth.tokens.errors import DiscoveryError
 from fw.auth.tokens.jwks import JwksCache
 from fw.errors import StartupError
@@ -109,14 +109,11 @@ class JwtOnly:
     async def _load_keys(self) -> JwksCache:
         jwt = self.jwt
         self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(5.0), follow_redirects=False)
-        discovery: Discovery = (
-            "oauth" if jwt.discovery == "oauth" else "manual" if jwt.discovery == "manual" else "oidc"
-        )
         try:
             uri = await jwks_uri_for(
                 self._http,
                 jwt.issuer,
-                discovery,
+                jwt.discovery,
                 jwks_uri=jwt.jwks_uri,
                 allow_loopback_http=jwt.allow_loopback_http,
             )

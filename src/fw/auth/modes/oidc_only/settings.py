@@ -26,10 +26,7 @@ from fw.auth.modes.rules import (
     env_name,
 )
 from fw.configuration.advisory import Advisory
-from fw.errors import StartupError
 from fw.settings import AuthSettings
-
-LOGOUT_SCOPES = ("reconfirm", "global")
 
 
 def check_provider(auth: AuthSettings, mode: str) -> None:
@@ -50,8 +47,6 @@ def check_oidc_only(settings: ModeSettings) -> None:
     check_admission("auth.oidc", oidc, auto_provision=oidc.auto_provision)
     check_identity_claim("auth.oidc", oidc.identity_claim)
     check_scope_entries("auth.oidc.scopes", oidc.scopes)
-    if oidc.logout_scope not in LOGOUT_SCOPES:
-        raise StartupError("auth.oidc.logout_scope", oidc.logout_scope, "use reconfirm or global")
     check_session_lifetimes(auth)
 
 
