@@ -3,8 +3,11 @@
 ``backend`` is parametrized by engine, in the manner of a store test-suite: SQLite in a file of
 the test's own, PostgreSQL at ``FW_TEST_POSTGRES_DSN``, Redis at ``FW_TEST_REDIS_URL`` (each
 skipped with the reason when its variable is missing) and the sealed cookie. A new engine (DynamoDB,
-Firestore) joins by adding one parameter and its fixture. A test asking for an interface an
-engine does not implement is skipped, saying so.
+Firestore) joins by adding its fixture and its name to the engine lists below. Each test runs
+on exactly the engines that implement what it asks for: ``auth_store`` on the engines that keep
+the ``auth.backend`` records, ``backend`` and ``sessions`` on every engine that keeps sessions,
+``recalling_backend`` on those whose destroyed sessions are gone everywhere, ``server_backend`` on
+those with a server that can be missing.
 """
 
 from __future__ import annotations
@@ -93,19 +96,47 @@ def cookie_backend() -> Backend:
     return Backend("cookie", None, store, lambda: CookieSessions(secret), None, recalls_sessions=False)
 
 
-@pytest.fixture(params=["sqlite", "postgresql", "redis", "cookie"])
-def backend(request: pytest.FixtureRequest) -> Backend:
+#: Engines keeping the ``auth.backend`` records (accounts, allow-list, revocations, ceremonies...).
+AUTH_ENGINES = ["sqlite", "postgresql"]
+#: Engines keeping browser sessions (``session.backend``).
+SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie"]
+#: Session engines whose destroyed sessions are gone for every holder of the cookie.
+RECALLING_ENGINES = ["sqlite", "postgresql", "redis"]
+#: Engines with a server (or file) that can be missing.
+SERVER_ENGINES = ["sqlite", "postgresql", "redis"]
+
+
+def _engine(request: pytest.FixtureRequest) -> Backend:
     found = request.getfixturevalue(f"{request.param}_backend")
     assert isinstance(found, Backend)
     return found
 
 
+@pytest.fixture(params=SESSION_ENGINES)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    return _engine(request)
+
+
+@pytest.fixture(params=RECALLING_ENGINES)
+def recalling_backend(request: pytest.FixtureRequest) -> Backend:
+    return _engine(request)
+
+
+@pytest.fixture(params=SERVER_ENGINES)
+def server_backend(request: pytest.FixtureRequest) -> Backend:
+    return _engine(request)
+
+
+@pytest.fixture(params=AUTH_ENGINES)
+def auth_backend(request: pytest.FixtureRequest) -> Backend:
+    return _engine(request)
+
+
 @pytest.fixture
-def auth_store(backend: Backend) -> AuthStore:
-    """The ``auth.backend`` records of the engine; engines that keep only sessions are skipped."""
-    if backend.auth is None:
-        pytest.skip(f"{backend.name} keeps only sessions; auth.backend records live elsewhere")
-    return backend.auth
+def auth_store(auth_backend: Backend) -> AuthStore:
+    """The ``auth.backend`` records of an engine that keeps them."""
+    assert auth_backend.auth is not None
+    return auth_backend.auth
 
 
 @pytest.fixture

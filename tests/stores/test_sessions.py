@@ -25,12 +25,11 @@ async def test_update_rewrites_the_record_and_keeps_it_loadable(sessions: Sessio
     assert await sessions.load(new_value) == changed
 
 
-async def test_a_destroyed_session_no_longer_loads(backend: Backend) -> None:
-    if not backend.recalls_sessions:
-        pytest.skip("a sealed cookie cannot be recalled; the browser's copy is expired instead")
-    value = await backend.sessions.save(dict(RECORD), time.time() + 60)
-    await backend.sessions.delete(value)
-    assert await backend.sessions.load(value) is None
+async def test_a_destroyed_session_no_longer_loads(recalling_backend: Backend) -> None:
+    sessions = recalling_backend.sessions
+    value = await sessions.save(dict(RECORD), time.time() + 60)
+    await sessions.delete(value)
+    assert await sessions.load(value) is None
 
 
 async def test_an_expired_record_does_not_load(sessions: SessionStore) -> None:

@@ -31,7 +31,7 @@ from fw.auth.modes.registry import find_mode, register_mode
 # --- what auth tells the configuration layer: the tables the chosen auth.mode leaves unread
 # (left out of the startup summary), its advisories (fw doctor, summary) and removed keys ---
 # isort: split
-from fw.auth import advisories as _advisories
+import fw.auth.advisories as _advisories
 from fw.configuration.activity import register_inactive_hook as _register_inactive_hook
 
 _register_inactive_hook(_registry.unread_tables)

@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute
 from fw.auth.modes.base import Mode, ModeSettings
 from fw.auth.modes.registry import mode_named
 from fw.auth.modes.rules import SourceOf, check_shared
-from fw.configuration import config, source_of
+from fw.configuration.registry import config, source_of
 from fw.errors import StartupError
 from fw.extension import Extension
 from fw.rdb.migrate import configured_dsn

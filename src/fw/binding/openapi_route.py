@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from fw.binding import registry
+import fw.binding.registry as registry
 from fw.routing import Pattern
 
 OPENAPI_PATH = "/openapi.json"

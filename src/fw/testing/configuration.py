@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 
-from fw.configuration import registry
+import fw.configuration.registry as registry
 
 
 @contextlib.contextmanager

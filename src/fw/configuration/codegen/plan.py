@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal
 
-from fw import markers as m
+import fw.configuration.registry as registry
+import fw.markers as m
 from fw.codegen.errors import Where, field_subject
 from fw.codegen.naming import module_for
 from fw.codegen.source import class_source, is_directive
-from fw.configuration import registry
 from fw.configuration.codegen.scan import Call, Kind, import_for_reading
 from fw.configuration.duration import DurationError, parse_duration
 from fw.configuration.schema import SECRET_WORDS, Field, SecretShow, Value

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import fw.configuration.registry as registry
 from fw.codegen.errors import Where
 from fw.codegen.imports import import_file
-from fw.configuration import registry
 from fw.errors import GenerationError
 
 Kind = Literal["config", "command"]

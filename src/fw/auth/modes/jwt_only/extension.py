@@ -16,7 +16,7 @@ import httpx2
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from fw.auth import runtime
+import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, ClaimIsTheAccount
 from fw.auth.admission import build as build_admission
 from fw.auth.jwt.verifier import Policy, Verifier

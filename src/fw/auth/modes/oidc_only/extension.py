@@ -13,7 +13,7 @@ import httpx2
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Route
 
-from fw.auth import runtime
+import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
 from fw.auth.browser.answers import not_started
