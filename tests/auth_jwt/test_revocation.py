@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from sqlalchemy import text
 
@@ -317,15 +317,15 @@ async def test_with_zero_delay_nothing_is_cached() -> None:
 
 
 @contextlib.asynccontextmanager
-async def _running_app(issuer: LocalIssuer, dsn: str) -> AsyncIterator[tuple[httpx.AsyncClient, fw.App]]:
+async def _running_app(issuer: LocalIssuer, dsn: str) -> AsyncIterator[tuple[httpx2.AsyncClient, fw.App]]:
     """A jwt_only extension started for its own App, as the plugin builds it."""
     app = fw.App()
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
     extension = JwtOnly(settings, dsn, app=app)
     await extension.startup()
     try:
-        transport = httpx.ASGITransport(app=api(extension))
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        transport = httpx2.ASGITransport(app=api(extension))
+        async with httpx2.AsyncClient(transport=transport, base_url="http://testserver") as client:
             yield client, app
     finally:
         await extension.shutdown()
@@ -376,8 +376,8 @@ async def test_the_allow_list_of_the_app_named_by_app_is_the_one_changed(
     extension = JwtOnly(settings, sqlite_store, app=app)
     await extension.startup()
     try:
-        transport = httpx.ASGITransport(app=api(extension))
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        transport = httpx2.ASGITransport(app=api(extension))
+        async with httpx2.AsyncClient(transport=transport, base_url="http://testserver") as client:
             await fw.auth.admission.allow(issuer.url, "sub", "erin", app=app)
             assert (await client.get("/api/me", headers=bearer(issuer.mint("erin")))).status_code == 200
             assert await fw.auth.admission.disallow(issuer.url, "sub", "erin", app=app)
