@@ -53,7 +53,11 @@ def oidc_passkey_toml(issuer: str, client_id: str, dsn: str, **auth: Any) -> str
         **auth,
     }
     table["passkey"] = passkey_table(**table.get("passkey", {}))
-    table["oidc"] = {"issuer": issuer, "client_id": client_id, "allow_loopback_http": True}
+    table["oidc"] = {
+        "issuer": issuer,
+        "client_id": client_id,
+        "allow_loopback_http": issuer.startswith("http://"),
+    }
     return to_toml(
         {"auth": table, "session": {"enabled": True, "backend": "rdb"}, "middleware": {"rdb": {"dsn": dsn}}}
     )
