@@ -127,14 +127,17 @@ def user_app() -> Any:
 @contextlib.contextmanager
 def passkey_only(dsn: str, env: Mapping[str, str] | None = None, **auth: Any) -> Iterator[PasskeyBrowser]:
     """A ``passkey_only`` App (lifespan on) and one browser on it."""
-    with configured(toml=passkey_only_toml(dsn, **auth), env=env), TestClient(
-        user_app(), base_url=ORIGIN
-    ) as client:
+    with (
+        configured(toml=passkey_only_toml(dsn, **auth), env=env),
+        TestClient(user_app(), base_url=ORIGIN) as client,
+    ):
         yield PasskeyBrowser(client)
 
 
 @contextlib.contextmanager
-def oidc_passkey(idp: TestIdentityProvider, dsn: str, **auth: Any) -> Iterator[tuple[PasskeyBrowser, BrowserClient]]:
+def oidc_passkey(
+    idp: TestIdentityProvider, dsn: str, **auth: Any
+) -> Iterator[tuple[PasskeyBrowser, BrowserClient]]:
     env = {"AUTH_OIDC_CLIENT_SECRET": idp.client_secret}
     with configured(toml=oidc_passkey_toml(idp.issuer, idp.client_id, dsn, **auth), env=env):
         with BrowserClient(user_app(), idp, base_url=ORIGIN) as client:

@@ -66,7 +66,9 @@ def test_a_truncated_authenticator_data_or_bad_base64url_at_sign_in_is_400(dsn: 
 def test_a_body_that_is_not_json_is_a_400_problem(dsn: str) -> None:
     with passkey_only(dsn) as browser:
         for body in (b"{not json", b"\xff\xfe", b"[" * 100000):
-            answer = browser.post("/login/finish", content=body[:60000], headers={"content-type": "application/json"})
+            answer = browser.post(
+                "/login/finish", content=body[:60000], headers={"content-type": "application/json"}
+            )
             assert answer.status_code == 400
 
 

@@ -124,7 +124,9 @@ def test_a_body_that_is_not_json_is_415_and_a_large_one_413(dsn: str) -> None:
     with passkey_only(dsn) as browser:
         form = browser.post("/login/finish", content=b"a=b", headers={"content-type": "text/plain"})
         assert form.status_code == 415
-        large = browser.post("/login/finish", content=b"{" + b" " * 70000 + b"}", headers={"content-type": "application/json"})
+        large = browser.post(
+            "/login/finish", content=b"{" + b" " * 70000 + b"}", headers={"content-type": "application/json"}
+        )
         assert large.status_code == 413
         begin = browser.post("/login/begin", {"unexpected": 1})
         assert begin.status_code == 400

@@ -43,7 +43,9 @@ def test_passkey_only_refuses_an_openid_issuer_set_in_the_environment() -> None:
         ({"path": "//x"}, "auth.passkey.path"),
     ],
 )
-def test_a_relying_party_ceremonies_cannot_work_with_is_a_startup_error(passkey: dict[str, Any], key: str) -> None:
+def test_a_relying_party_ceremonies_cannot_work_with_is_a_startup_error(
+    passkey: dict[str, Any], key: str
+) -> None:
     error = passkey_only_error(passkey=passkey)
     assert error.key == key
 

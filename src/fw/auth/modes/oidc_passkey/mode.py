@@ -34,8 +34,8 @@ class OidcPasskeyMode:
         auth = settings.auth
         check_provider(auth, self.name)
         check_recovery(auth, allowed=("oidc", "administrator", "application"))
-        check_oidc_only(settings, self.name)
         check_registration(auth, allowed=("oidc", "disabled"), required=False)
+        check_oidc_only(settings, self.name)
         check_relying_party(auth)
 
     def extension(self, settings: ModeSettings) -> OidcPasskey:
