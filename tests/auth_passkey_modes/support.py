@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import httpx2
+from auth_oidc.support import make_app, to_toml
 from starlette.testclient import TestClient
 
-from auth_oidc.support import make_app, to_toml
 from fw.testing import BrowserClient, TestIdentityProvider, configured
 from fw.testing.passkeys import SoftAuthenticator
 
@@ -139,9 +139,9 @@ def oidc_passkey(
     idp: TestIdentityProvider, dsn: str, **auth: Any
 ) -> Iterator[tuple[PasskeyBrowser, BrowserClient]]:
     env = {"AUTH_OIDC_CLIENT_SECRET": idp.client_secret}
-    with configured(toml=oidc_passkey_toml(idp.issuer, idp.client_id, dsn, **auth), env=env):
-        with BrowserClient(user_app(), idp, base_url=ORIGIN) as client:
-            yield PasskeyBrowser(client), client
+    toml = oidc_passkey_toml(idp.issuer, idp.client_id, dsn, **auth)
+    with configured(toml=toml, env=env), BrowserClient(user_app(), idp, base_url=ORIGIN) as client:
+        yield PasskeyBrowser(client), client
 
 
 def another_browser(browser: PasskeyBrowser) -> PasskeyBrowser:

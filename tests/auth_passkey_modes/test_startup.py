@@ -13,9 +13,8 @@ from fw.testing import configured
 
 
 def refusal(toml: str, env: dict[str, str] | None = None) -> fw.StartupError:
-    with configured(toml=toml, env=env), pytest.raises(fw.StartupError) as caught:
-        with TestClient(fw.App()):
-            pass
+    with configured(toml=toml, env=env), pytest.raises(fw.StartupError) as caught, TestClient(fw.App()):
+        pass
     return caught.value
 
 
