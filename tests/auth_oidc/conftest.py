@@ -2,40 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from auth_oidc.support import open_browser
-from fw.auth import accounts
 from fw.auth.modes.oidc_only import OidcOnly
-from fw.rdb.migrate import upgrade
-from fw.testing import BrowserClient, TestIdentityProvider, identity_provider
-
-
-@pytest.fixture(autouse=True)
-def _fresh_account_seams() -> Iterator[None]:
-    yield
-    accounts.set_account_resolver(None)
-    accounts.set_account_lookup(None)
-
-
-@pytest.fixture
-def sqlite_dsn(tmp_path: Path) -> str:
-    dsn = f"sqlite:///{tmp_path / 'fw.sqlite3'}"
-    asyncio.run(upgrade(dsn))
-    return dsn
-
-
-@pytest.fixture
-def idp() -> Iterator[TestIdentityProvider]:
-    with identity_provider() as provider:
-        yield provider
-
+from fw.testing import BrowserClient, TestIdentityProvider
 
 Build = Callable[..., tuple[BrowserClient, OidcOnly]]
 

@@ -73,3 +73,26 @@ def serving(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextlib.contextmanager
+def app_processes(
+    app: Path, env: Mapping[str, str], tmp_path: Path, count: int = 2
+) -> Iterator[list[str]]:
+    """``count`` uvicorn processes of the script ``app`` on free loopback ports; their origins."""
+    with contextlib.ExitStack() as stack:
+        origins = []
+        for number in range(count):
+            port = free_port()
+            origin = f"http://127.0.0.1:{port}"
+            stack.enter_context(
+                serving(
+                    [PYTHON, str(app), "--server-port", str(port)],
+                    env=dict(env),
+                    cwd=tmp_path,
+                    ready_url=f"{origin}/me",
+                    log=tmp_path / f"app-{number}.log",
+                )
+            )
+            origins.append(origin)
+        yield origins

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx2
 
-from e2e.support import PYTHON, REPO, clean_env, free_port, serving
+from e2e.support import REPO, app_processes, clean_env
 from fw.rdb.migrate import upgrade
 from fw.testing.passkeys import SoftAuthenticator
 
@@ -40,22 +40,8 @@ def two_processes(tmp_path: Path, dsn: str) -> Iterator[tuple[str, str]]:
             "MIDDLEWARE_RDB_DSN": dsn,
         }
     )
-    with contextlib.ExitStack() as stack:
-        origins = []
-        for name in ("a", "b"):
-            port = free_port()
-            origin = f"http://127.0.0.1:{port}"
-            stack.enter_context(
-                serving(
-                    [PYTHON, str(APP), "--server-port", str(port)],
-                    env=env,
-                    cwd=tmp_path,
-                    ready_url=f"{origin}/me",
-                    log=tmp_path / f"app-{name}.log",
-                )
-            )
-            origins.append(origin)
-        yield origins[0], origins[1]
+    with app_processes(APP, env, tmp_path) as (a, b):
+        yield a, b
 
 
 def post(browser: httpx2.Client, url: str, body: Any = None) -> httpx2.Response:

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from e2e.support import PYTHON, REPO, clean_env, free_port, serving
+from e2e.support import PYTHON, REPO, app_processes, clean_env, free_port
 from fw.rdb.migrate import upgrade
 from fw.testing import TestIdentityProvider, identity_provider
 
@@ -40,22 +40,8 @@ def two_processes(
             **extra,
         }
     )
-    with contextlib.ExitStack() as stack:
-        origins = []
-        for name in ("a", "b"):
-            port = free_port()
-            origin = f"http://127.0.0.1:{port}"
-            stack.enter_context(
-                serving(
-                    [PYTHON, str(APP), "--server-port", str(port)],
-                    env=env,
-                    cwd=tmp_path,
-                    ready_url=f"{origin}/me",
-                    log=tmp_path / f"app-{name}.log",
-                )
-            )
-            origins.append(origin)
-        yield origins[0], origins[1]
+    with app_processes(APP, env, tmp_path) as (a, b):
+        yield a, b
 
 
 def session_cookie(client: httpx2.Client) -> str:
