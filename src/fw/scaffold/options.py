@@ -15,6 +15,8 @@ from pathlib import Path
 from fw.auth.modes.registry import find_mode, registered_modes
 
 PRESETS = ("web", "api")
+#: Modes whose projects sign in with passkeys: a login page and ``public/passkey.js``.
+PASSKEY_MODES = ("oidc_passkey", "passkey_only")
 
 
 def auth_choices() -> tuple[str, ...]:
@@ -111,6 +113,10 @@ def init_options(
     """Check every choice; the name defaults to the directory's, the auth mode to the preset's."""
     check_preset(preset)
     chosen_auth = check_auth(auth if auth is not None else default_auth(preset))
+    if chosen_auth in PASSKEY_MODES and preset != "web":
+        raise ScaffoldError(
+            f"--auth {chosen_auth} signs people in on browser pages (passkeys); use --preset web"
+        )
     if directory.exists() and not directory.is_dir():
         raise ScaffoldError(f"{directory} exists and is not a directory")
     if name is not None:
