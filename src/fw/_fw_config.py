@@ -146,10 +146,15 @@ def _build_3(v: Any) -> Any:
         ),
         passkey=_m0.Passkey(
             path=v['auth.passkey.path'],
+            rp_id=v['auth.passkey.rp_id'],
+            rp_name=v['auth.passkey.rp_name'],
+            origins=v['auth.passkey.origins'],
+            user_verification=v['auth.passkey.user_verification'],
         ),
         bootstrap=_m0.Bootstrap(
             issue_ttl=v['auth.bootstrap.issue_ttl'],
             enrollment_ttl=v['auth.bootstrap.enrollment_ttl'],
+            max_attempts=v['auth.bootstrap.max_attempts'],
         ),
         recovery=_m0.Recovery(
             policy=v['auth.recovery.policy'],
@@ -214,7 +219,7 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:AuthSettings': Loader(
         type_name='fw.settings:AuthSettings',
-        fingerprint='173e6aec3271f2f41c37',
+        fingerprint='bd92e9bf1501261b6ad0',
         classes=_classes_3,
         build=_build_3,
         prefix='auth',
@@ -280,10 +285,15 @@ LOADERS: dict[str, Loader] = {
             Field(key='auth.jwt.revocation.max_propagation_delay', kind='duration', table='auth.jwt.revocation', default=datetime.timedelta(microseconds=0), env='AUTH_JWT_REVOCATION_MAX_PROPAGATION_DELAY', opts=('--auth-jwt-revocation-max_propagation_delay',), dependon=('auth.enabled',), help='How long a revoked token may still pass; 0s reads the store on every request'),
             Field(key='auth.jwt.allow_loopback_http', kind='bool', table='auth.jwt', default=False, env='AUTH_JWT_ALLOW_LOOPBACK_HTTP', opts=('--auth-jwt-allow_loopback_http',), dependon=('auth.enabled',), help='Permits an http loopback issuer in development'),
             Field(key='auth.passkey.path', kind='str', table='auth.passkey', default='/auth/passkey', env='AUTH_PASSKEY_PATH', opts=('--auth-passkey-path',), dependon=('auth.enabled',), help='Where the passkey ceremonies are mounted'),
+            Field(key='auth.passkey.rp_id', kind='str', table='auth.passkey', env='AUTH_PASSKEY_RP_ID', opts=('--auth-passkey-rp_id',), dependon=('auth.enabled',), help='Relying-party ID: a domain (example.com, localhost), never an IP address; required'),
+            Field(key='auth.passkey.rp_name', kind='str', table='auth.passkey', env='AUTH_PASSKEY_RP_NAME', opts=('--auth-passkey-rp_name',), dependon=('auth.enabled',), help='The service name authenticators show; required'),
+            Field(key='auth.passkey.origins', kind='list', table='auth.passkey', env='AUTH_PASSKEY_ORIGINS', opts=('--auth-passkey-origins',), dependon=('auth.enabled',), help='Origins pages run ceremonies from: https://host[:port] (http only for localhost); at least one'),
+            Field(key='auth.passkey.user_verification', kind='str', table='auth.passkey', default='required', env='AUTH_PASSKEY_USER_VERIFICATION', opts=('--auth-passkey-user_verification',), dependon=('auth.enabled',), help='What ceremonies ask of the user: required, preferred or discouraged', choices=('required', 'preferred', 'discouraged')),
             Field(key='auth.bootstrap.issue_ttl', kind='duration', table='auth.bootstrap', default=datetime.timedelta(microseconds=259200000000), env='AUTH_BOOTSTRAP_ISSUE_TTL', opts=('--auth-bootstrap-issue_ttl',), dependon=('auth.enabled',), help='Hand-over grace of a bootstrap credential'),
             Field(key='auth.bootstrap.enrollment_ttl', kind='duration', table='auth.bootstrap', default=datetime.timedelta(microseconds=600000000), env='AUTH_BOOTSTRAP_ENROLLMENT_TTL', opts=('--auth-bootstrap-enrollment_ttl',), dependon=('auth.enabled',), help='Ceremony window after redemption'),
-            Field(key='auth.recovery.policy', kind='str', table='auth.recovery', env='AUTH_RECOVERY_POLICY', opts=('--auth-recovery-policy',), dependon=('auth.enabled',), help='Who restores access after a lost passkey; must be set in oidc_passkey', choices=('', 'oidc', 'administrator', 'application')),
-            Field(key='auth.registration.policy', kind='str', table='auth.registration', default='open', env='AUTH_REGISTRATION_POLICY', opts=('--auth-registration-policy',), dependon=('auth.enabled',), help='Who may register; administrator for closed systems', choices=('disabled', 'oidc', 'invite', 'administrator', 'open')),
+            Field(key='auth.bootstrap.max_attempts', kind='int', table='auth.bootstrap', default=5, env='AUTH_BOOTSTRAP_MAX_ATTEMPTS', opts=('--auth-bootstrap-max_attempts',), dependon=('auth.enabled',), help='Wrong secrets tolerated before a bootstrap credential is spent'),
+            Field(key='auth.recovery.policy', kind='str', table='auth.recovery', env='AUTH_RECOVERY_POLICY', opts=('--auth-recovery-policy',), dependon=('auth.enabled',), help='Who restores access after a lost passkey; required in the passkey modes', choices=('', 'oidc', 'administrator', 'application')),
+            Field(key='auth.registration.policy', kind='str', table='auth.registration', env='AUTH_REGISTRATION_POLICY', opts=('--auth-registration-policy',), dependon=('auth.enabled',), help='Who may enrol passkeys; required in passkey_only (administrator for closed systems)', choices=('', 'disabled', 'oidc', 'invite', 'administrator', 'open')),
             Field(key='auth.assurance.presence', kind='bool', table='auth.assurance', default=False, env='AUTH_ASSURANCE_PRESENCE', opts=('--auth-assurance-presence',), dependon=('auth.enabled',), help='Browser presence reporting'),
         ),
         arrays=(

@@ -197,6 +197,16 @@ class AuthSession:
 class Passkey:
     #: Where the passkey ceremonies are mounted.
     path: Annotated[str, default("/auth/passkey")]
+    #: Relying-party ID: a domain (example.com, localhost), never an IP address; required.
+    rp_id: str
+    #: The service name authenticators show; required.
+    rp_name: str
+    #: Origins pages run ceremonies from: https://host[:port] (http only for localhost); at least one.
+    origins: list[str]
+    #: What ceremonies ask of the user: required, preferred or discouraged.
+    user_verification: Annotated[
+        Literal["required", "preferred", "discouraged"], default("required")
+    ]
 
 
 @dataclass
@@ -205,18 +215,20 @@ class Bootstrap:
     issue_ttl: Annotated[timedelta, default("72h")]
     #: Ceremony window after redemption.
     enrollment_ttl: Annotated[timedelta, default("10m")]
+    #: Wrong secrets tolerated before a bootstrap credential is spent.
+    max_attempts: Annotated[int, default("5")]
 
 
 @dataclass
 class Recovery:
-    #: Who restores access after a lost passkey; must be set in oidc_passkey.
+    #: Who restores access after a lost passkey; required in the passkey modes.
     policy: Annotated[str, enum("oidc,administrator,application")]
 
 
 @dataclass
 class Registration:
-    #: Who may register; administrator for closed systems.
-    policy: Annotated[Literal["disabled", "oidc", "invite", "administrator", "open"], default("open")]
+    #: Who may enrol passkeys; required in passkey_only (administrator for closed systems).
+    policy: Annotated[str, enum("disabled,oidc,invite,administrator,open")]
 
 
 @dataclass

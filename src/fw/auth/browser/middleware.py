@@ -116,6 +116,7 @@ class BrowserSessionMiddleware:
                 issuer=summary.issuer,
                 key=summary.key,
                 auth_time=summary.auth_time,
+                method=summary.method,
             )
             if fresh != summary:
                 await sessions.refresh(active, fresh)
@@ -124,7 +125,15 @@ class BrowserSessionMiddleware:
             # The browser may keep the cookie only until the session's absolute expiry, never longer.
             max_age = max(1, int(active.expires_at - time.time()))
             cookies.append(set_cookie(SESSION_COOKIE, active.value, secure=secure, max_age=max_age))
-        return User(summary.account_id, summary.display_name, summary.email, summary.issuer, summary.key)
+        return User(
+            summary.account_id,
+            summary.display_name,
+            summary.email,
+            summary.issuer,
+            summary.key,
+            method=summary.method,
+            auth_time=summary.auth_time,
+        )
 
     def _refuse(self, request: Request) -> Response:
         if self.auth.unauthenticated == "unauthorized":

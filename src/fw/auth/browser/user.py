@@ -17,7 +17,8 @@ class User:
     """A browser session's account.
 
     ``key`` is the account link's value: the verified ``identity_claim`` (``sub`` by default) at
-    ``issuer``. ``display_name`` and ``email`` come from the account resolver.
+    ``issuer`` (after a passkey sign-in: ``issuer`` is ``"passkey"`` and ``key`` the account
+    ID). ``display_name`` and ``email`` come from the account resolver.
     """
 
     account_id: str
@@ -25,6 +26,10 @@ class User:
     email: str
     issuer: str
     key: str
+    #: How this session's sign-in was proved: ``"oidc"`` (the provider) or ``"passkey"``.
+    method: str = "oidc"
+    #: When that proof happened (UNIX time), ``None`` when the provider did not say.
+    auth_time: int | None = None
 
 
 def user(request: HTTPConnection) -> User | None:

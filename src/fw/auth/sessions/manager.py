@@ -27,6 +27,8 @@ class SessionSummary:
     issuer: str
     key: str
     auth_time: int | None
+    #: How the person proved who they are at sign-in: ``"oidc"`` or ``"passkey"``.
+    method: str = "oidc"
 
     def to_record(self) -> Record:
         return {
@@ -36,6 +38,7 @@ class SessionSummary:
             "issuer": self.issuer,
             "key": self.key,
             "auth_time": self.auth_time,
+            "method": self.method,
         }
 
     @classmethod
@@ -49,6 +52,7 @@ class SessionSummary:
                 issuer=str(record["issuer"]),
                 key=str(record.get("key", "")),
                 auth_time=int(auth_time) if isinstance(auth_time, int) else None,
+                method=str(record.get("method", "oidc")),
             )
         except (KeyError, TypeError, ValueError):
             return None

@@ -7,7 +7,7 @@ that seals login state; any failure refuses the start with nothing left open.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import httpx2
 from starlette.middleware import Middleware
@@ -20,24 +20,32 @@ from fw.auth.browser.answers import not_started
 from fw.auth.browser.login_state import LoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
 from fw.auth.browser.origins import Origins
+from fw.auth.browser.stores import open_browser_stores
 from fw.auth.modes.base import ModeSettings
-from fw.auth.modes.oidc_only.login import OidcLogin
+from fw.auth.modes.oidc_only.login import AccountGate, OidcLogin
 from fw.auth.modes.oidc_only.logout import OidcLogout
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import Provider
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import Sessions
-from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AuthStore, SessionStore
 from fw.auth.stores.records import RecordKind
-from fw.auth.stores.select import open_auth_store, open_session_store
-from fw.errors import StartupError
 
 
 class OidcOnly:
     """The ``oidc_only`` extension plugged into the App."""
 
-    def __init__(self, settings: ModeSettings, *, http: httpx2.AsyncClient | None = None) -> None:
+    def __init__(
+        self,
+        settings: ModeSettings,
+        *,
+        http: httpx2.AsyncClient | None = None,
+        extra_kinds: Sequence[RecordKind] = (),
+        exempt: Iterable[str] = (),
+        account_gate: AccountGate | None = None,
+    ) -> None:
+        #: Records a mode composing this one keeps besides accounts and the allow-list.
+        self.extra_kinds = tuple(extra_kinds)
         self.settings = settings
         self.app = settings.app
         auth = self.auth = settings.auth
@@ -55,7 +63,7 @@ class OidcOnly:
             auth.callback_path,
             self.oidc.allow_loopback_http,
         )
-        self.login = OidcLogin(auth, origins, self._started)
+        self.login = OidcLogin(auth, origins, self._started, account_gate)
         self.logout = OidcLogout(self.oidc, origins, self._started)
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
@@ -63,7 +71,7 @@ class OidcOnly:
             protection=self.protection,
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path}),
+            exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path, *exempt}),
         )
 
     # Extension protocol.
@@ -78,40 +86,21 @@ class OidcOnly:
         return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
 
     async def startup(self) -> None:
-        kinds: list[RecordKind] = ["accounts", "allowlist"]
-        if self.settings.session.backend == "rdb":
-            kinds.append("sessions")
-        auth_store = await open_auth_store(self.auth.backend, self.settings.rdb.dsn, kinds)
-        store: SessionStore | None = None
-        try:
-            store = open_session_store(self.settings.session, auth_store)
-            await store.check()
-            try:
-                logins = LoginStates(await store.shared_key())
-            except StoreUnavailable as error:
-                raise StartupError(
-                    "session.backend",
-                    self.settings.session.backend,
-                    f"the session store cannot answer ({error})",
-                ) from None
-        except BaseException:
-            if store is not None:
-                await store.close()
-            await auth_store.close()
-            raise
-        self.auth_store = auth_store
-        self.store = store
+        kinds: list[RecordKind] = ["accounts", "allowlist", *self.extra_kinds]
+        stores = await open_browser_stores(self.auth.backend, self.settings.rdb.dsn, self.settings.session, kinds)
+        auth_store = self.auth_store = stores.auth
+        self.store = stores.sessions
         self.accounts.default = StoredAccounts(auth_store.accounts)
         self.started = Started(
             provider=Provider(
                 self.oidc.issuer, allow_loopback_http=self.oidc.allow_loopback_http, http=self._http
             ),
             sessions=Sessions(
-                store,
+                stores.sessions,
                 ttl=self.auth.session.ttl.total_seconds(),
                 idle_timeout=self.auth.session.idle_timeout.total_seconds(),
             ),
-            logins=logins,
+            logins=LoginStates(stores.shared_key),
             admission=build_admission(self.oidc, auth_store.allowlist),
             accounts=self.accounts,
         )

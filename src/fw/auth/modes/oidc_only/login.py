@@ -11,13 +11,13 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from fw.auth.accounts import Identity
+from fw.auth.accounts import Account, Identity
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.login_state import LOGIN_COOKIE, LOGIN_LIFETIME, LoginAttempt
@@ -53,14 +53,26 @@ def _login_failed(detail: str, status: int = 400, code: str = "login_failed") ->
     return Problem(detail, status=status, code=code, title="Sign-in failed")
 
 
-class OidcLogin:
-    """The login and callback endpoints of ``oidc_only``."""
+#: Asked after the account resolved, before the session starts: may this account sign in through
+#: the provider? (``oidc_passkey`` keeps provider sign-in for recovery only when its policy says so.)
+AccountGate = Callable[[Account], Awaitable[bool]]
 
-    def __init__(self, auth: AuthSettings, origins: Origins, started: Callable[[], Started]) -> None:
+
+class OidcLogin:
+    """The login and callback endpoints of ``oidc_only`` (and of ``oidc_passkey``)."""
+
+    def __init__(
+        self,
+        auth: AuthSettings,
+        origins: Origins,
+        started: Callable[[], Started],
+        account_gate: AccountGate | None = None,
+    ) -> None:
         self.auth = auth
         self.oidc = auth.oidc
         self.origins = origins
         self.started = started
+        self.account_gate = account_gate
 
     async def _metadata(self) -> ProviderMetadata:
         try:
@@ -212,6 +224,12 @@ class OidcLogin:
         if account is None or not account.active:
             raise _login_failed(
                 "this identity is not admitted to the application", status=403, code="not_admitted"
+            )
+        if self.account_gate is not None and not await self.account_gate(account):
+            raise _login_failed(
+                "this account signs in with its passkey; provider sign-in is not its recovery",
+                status=403,
+                code="passkey_required",
             )
         summary = SessionSummary(
             account_id=account.account_id,
