@@ -80,6 +80,16 @@ def _issue(example: Example, login_id: str) -> tuple[str, str]:
     return printed["login ID"], printed["secret"]
 
 
+def _registered(browser: PasskeyBrowser, example: Example) -> None:
+    """After a registration: the settings page lists one passkey, the authenticator holds it as a
+    discoverable credential for ``localhost``; then back to the home page."""
+    browser.page.wait_for_url(f"{example.origin}/settings")
+    assert browser.page.locator("li.passkey").count() == 1
+    [held] = browser.authenticator.credentials()
+    assert held["isResidentCredential"] and held["rpId"] == "localhost"
+    browser.page.click("#home")
+
+
 def _sign_out(browser: PasskeyBrowser, example: Example) -> None:
     browser.page.click("#logout")
     browser.page.wait_for_url(f"{example.origin}/")
@@ -106,12 +116,7 @@ def test_passkey_only_bootstrap_registration_logout_and_passkey_login(
     page.fill("#login-id", login_id)
     page.fill("#secret", secret)
     page.click("#bootstrap")
-    page.wait_for_url(f"{passkey_only.origin}/settings")
-    assert page.locator("li.passkey").count() == 1
-    [held] = browser.authenticator.credentials()
-    assert held["isResidentCredential"] and held["rpId"] == "localhost"
-
-    page.click("#home")
+    _registered(browser, passkey_only)
     assert "(by passkey)" in page.inner_text("#status")
     _sign_out(browser, passkey_only)
 
@@ -151,12 +156,7 @@ def test_oidc_passkey_provider_login_registration_logout_and_passkey_login(
     assert page.inner_text("#status") == "Signed in as Alice Example (by oidc)."
 
     page.click("#register")
-    page.wait_for_url(f"{oidc_passkey.origin}/settings")
-    assert page.locator("li.passkey").count() == 1
-    [held] = browser.authenticator.credentials()
-    assert held["isResidentCredential"] and held["rpId"] == "localhost"
-
-    page.click("#home")
+    _registered(browser, oidc_passkey)
     _sign_out(browser, oidc_passkey)
     assert _passkey_sign_in(browser, oidc_passkey) == "Signed in as Alice Example (by passkey)."
 

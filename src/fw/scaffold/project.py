@@ -25,16 +25,21 @@ def uses_dev_provider(auth: str) -> bool:
 
 def _main(options: InitOptions) -> str:
     web = options.preset == "web"
+    frame = {"page_head": "", "page_end": ""}
     if options.auth in PASSKEY_MODES:
         other = t.OTHER_LOGIN_OIDC if options.auth == "oidc_passkey" else t.OTHER_LOGIN_BOOTSTRAP
-        body = t.render(t.MAIN_WEB_PASSKEY, {"other_login": other})
+        body = t.render(t.MAIN_WEB_PASSKEY, {"other_login": other, "home_route": t.HOME_WITH_LOGIN})
+        frame = {"page_head": "{SCRIPTS}", "page_end": "<p id='message'></p>"}
         imports = "\nimport html\nfrom pathlib import Path\n"
     elif web:
-        body = t.MAIN_WEB_LOGIN if options.browser_login else t.MAIN_WEB
+        login = t.render(t.MAIN_WEB_LOGIN, {"home_route": t.HOME_WITH_LOGIN})
+        body = login if options.browser_login else t.MAIN_WEB
         imports = "\nimport html\n"
     else:
         body = t.MAIN_API_LOGIN if options.browser_login else t.MAIN_API
         imports = ""
+    page = t.render(t.PAGE_FUNCTION, frame)
+    body = t.render(body, {"page_function": page})
     return t.render(t.MAIN_HEAD, {"imports": imports}) + body + t.MAIN_TAIL
 
 
@@ -52,10 +57,12 @@ def _tests(options: InitOptions) -> str:
     if auth == "passkey_only":
         imports, client, pieces = t.TEST_IMPORTS_PASSKEY, t.TEST_CLIENT_PASSKEY_ONLY, [t.TEST_PASSKEY_ONLY]
     elif auth == "oidc_passkey":
-        imports, client, pieces = t.TEST_IMPORTS_PASSKEY, t.TEST_CLIENT_LOGIN, [t.TEST_OIDC_PASSKEY]
+        pieces = [t.TEST_ACCOUNT_NEEDS_LOGIN, t.TEST_OIDC_PASSKEY]
+        imports, client = t.TEST_IMPORTS_PASSKEY, t.TEST_CLIENT_LOGIN
     elif options.browser_login:
-        login_tests = t.TEST_WEB_LOGIN if options.preset == "web" else t.TEST_API_LOGIN
-        imports, client, pieces = t.TEST_IMPORTS_LOGIN, t.TEST_CLIENT_LOGIN, [login_tests]
+        web = [t.TEST_ACCOUNT_NEEDS_LOGIN, t.TEST_WEB_LOGIN]
+        login_tests = web if options.preset == "web" else [t.TEST_API_LOGIN]
+        imports, client, pieces = t.TEST_IMPORTS_LOGIN, t.TEST_CLIENT_LOGIN, login_tests
     else:
         imports, client, pieces = t.TEST_IMPORTS_PLAIN, t.TEST_CLIENT_PLAIN, []
     if auth in PASSKEY_MODES:
@@ -81,6 +88,7 @@ def source_files(options: InitOptions) -> dict[str, str]:
         "protected": '"/account"' if web else '"/me"',
         "unauthenticated": "redirect" if web else "unauthorized",
         "client": _client(options.auth),
+        "login_href": "/login" if options.auth in PASSKEY_MODES else "/auth/login",
     }
     pyproject = t.PYPROJECT + (t.PYPROJECT_DEV_IDP if uses_dev_provider(options.auth) else "")
     package = f"src/{name}"

@@ -159,14 +159,17 @@ if __name__ == "__main__":
     fw.run(app)
 """
 
-MAIN_WEB = '''
-def _page(title: str, body: str) -> fw.HTMLResponse:
+#: Every web page's frame; ``{{page_head}}`` and ``{{page_end}}`` add scripts and a message line.
+PAGE_FUNCTION = """def _page(title: str, body: str) -> fw.HTMLResponse:
     return fw.HTMLResponse(
         "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
+        f"<title>{html.escape(title)}</title>{{page_head}}</head>"
+        f"<body><h1>{html.escape(title)}</h1>{body}{{page_end}}</body></html>"
     )
+"""
 
+MAIN_WEB = '''
+{{page_function}}
 
 def create_app() -> fw.App:
     """A new App with every route."""
@@ -185,32 +188,14 @@ def create_app() -> fw.App:
     return app
 '''
 
-MAIN_WEB_LOGIN = '''LOGOUT_FORM = (
-    "<form method='post' action='/auth/logout'>"
-    "<button type='submit'>Sign out</button></form>"
-)
-
-
-def _page(title: str, body: str) -> fw.HTMLResponse:
-    return fw.HTMLResponse(
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
-    )
-
-
-def create_app() -> fw.App:
-    """A new App with every route (``config.dev.toml`` protects ``/account``)."""
-    app = fw.App()
-    greetings.register(app)
-
-    @app.route("GET /{$}")
+#: The home page of a project with login: a greeting naming who is signed in, and the way in or out.
+HOME_WITH_LOGIN = """    @app.route("GET /{$}")
     async def home(request: fw.Request) -> fw.Response:
         settings = fw.config(Settings, request)
         user = fw.auth.user(request)
         who = "world" if user is None else (user.display_name or user.key)
         link = (
-            "<a id='login' href='/auth/login'>Sign in</a>"
+            "<a id='login' href='{{login_href}}'>Sign in</a>"
             if user is None
             else f"<a id='account' href='/account'>Your account</a>{LOGOUT_FORM}"
         )
@@ -218,7 +203,22 @@ def create_app() -> fw.App:
         page = _page("{{name}}", f"<p id='greeting'>{greeting}</p>{link}")
         max_age = int(settings.cache_for.total_seconds())
         page.headers["Cache-Control"] = f"private, max-age={max_age}"
-        return page
+        return page"""
+
+MAIN_WEB_LOGIN = '''LOGOUT_FORM = (
+    "<form method='post' action='/auth/logout'>"
+    "<button type='submit'>Sign out</button></form>"
+)
+
+
+{{page_function}}
+
+def create_app() -> fw.App:
+    """A new App with every route (``config.dev.toml`` protects ``/account``)."""
+    app = fw.App()
+    greetings.register(app)
+
+{{home_route}}
 
     @app.route("GET /account")
     async def account(request: fw.Request) -> fw.Response:
@@ -470,7 +470,7 @@ def test_a_bad_greeting_is_a_problem_naming_every_field(
     assert fields == {"name": "required", "excitement": "must be <= 5"}
 """
 
-TEST_WEB_LOGIN = """
+TEST_ACCOUNT_NEEDS_LOGIN = """
 
 def test_the_account_page_sends_anonymous_visitors_to_sign_in(
     client_for: Callable[..., fw.testing.BrowserClient],
@@ -478,7 +478,9 @@ def test_the_account_page_sends_anonymous_visitors_to_sign_in(
     response = client_for().get("/account", follow_redirects=False)
     assert response.status_code == 302
     assert response.headers["location"].startswith("/auth/login?next=")
+"""
 
+TEST_WEB_LOGIN = """
 
 def test_signing_in_with_the_development_provider_shows_the_account(
     client_for: Callable[..., fw.testing.BrowserClient],
@@ -532,13 +534,7 @@ REGISTER = (
 )
 
 
-def _page(title: str, body: str) -> fw.HTMLResponse:
-    return fw.HTMLResponse(
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title>{SCRIPTS}</head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}<p id='message'></p></body></html>"
-    )
-
+{{page_function}}
 
 def create_app() -> fw.App:
     """A new App with every route (``config.dev.toml`` protects ``/account``)."""
@@ -549,21 +545,7 @@ def create_app() -> fw.App:
     async def passkey_js(request: fw.Request) -> fw.Response:
         return fw.Response(PASSKEY_JS.read_bytes(), media_type="text/javascript; charset=utf-8")
 
-    @app.route("GET /{$}")
-    async def home(request: fw.Request) -> fw.Response:
-        settings = fw.config(Settings, request)
-        user = fw.auth.user(request)
-        who = "world" if user is None else (user.display_name or user.key)
-        link = (
-            "<a id='login' href='/login'>Sign in</a>"
-            if user is None
-            else f"<a id='account' href='/account'>Your account</a>{LOGOUT_FORM}"
-        )
-        greeting = f"{html.escape(settings.greeting)}, {html.escape(who)}!"
-        page = _page("{{name}}", f"<p id='greeting'>{greeting}</p>{link}")
-        max_age = int(settings.cache_for.total_seconds())
-        page.headers["Cache-Control"] = f"private, max-age={max_age}"
-        return page
+{{home_route}}
 
     @app.route("GET /login")
     async def login(request: fw.Request) -> fw.Response:
@@ -724,14 +706,6 @@ def client_for(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 '''
 
 TEST_OIDC_PASSKEY = """
-
-def test_the_account_page_sends_anonymous_visitors_to_sign_in(
-    client_for: Callable[..., fw.testing.BrowserClient],
-) -> None:
-    response = client_for().get("/account", follow_redirects=False)
-    assert response.status_code == 302
-    assert response.headers["location"].startswith("/auth/login?next=")
-
 
 def test_after_signing_in_at_the_provider_a_passkey_signs_in_alone(
     client_for: Callable[..., fw.testing.BrowserClient],
