@@ -204,9 +204,7 @@ class Passkey:
     #: Origins pages run ceremonies from: https://host[:port] (http only for localhost); at least one.
     origins: list[str]
     #: What ceremonies ask of the user: required, preferred or discouraged.
-    user_verification: Annotated[
-        Literal["required", "preferred", "discouraged"], default("required")
-    ]
+    user_verification: Annotated[Literal["required", "preferred", "discouraged"], default("required")]
 
 
 @dataclass

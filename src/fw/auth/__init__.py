@@ -22,6 +22,16 @@ from fw.auth.revocation import (
     token_revoked,
 )
 
+# --- passkeys (oidc_passkey, passkey_only): bootstrap credentials, a settings page's calls ---
+# isort: split
+from fw.auth.passkeys.calls import (
+    BootstrapCredential,
+    Passkey,
+    issue_bootstrap_credential,
+    passkeys,
+    remove_passkey,
+)
+
 # --- modes: the ones fw ships are registered by fw.auth.modes; applications add theirs ---
 # isort: split
 from fw.auth.modes import registry as _registry
@@ -39,18 +49,23 @@ _advisories.register()
 
 __all__ = [
     "Account",
+    "BootstrapCredential",
     "Caller",
     "Identity",
     "Mode",
     "ModeSettings",
+    "Passkey",
     "Principal",
     "User",
     "bearer",
     "find_mode",
     "forget_account",
+    "issue_bootstrap_credential",
+    "passkeys",
     "register_mode",
     "reinstate_subject",
     "reinstate_token",
+    "remove_passkey",
     "revoke_subject",
     "revoke_token",
     "set_account_lookup",

@@ -14,7 +14,6 @@ from typing import Any
 
 from fw.auth.browser.rules import redirect_url_advisories
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
-from fw.auth.modes.oidc_only.settings import check_provider, oidc_dev_environment
 from fw.auth.modes.rules import check_credential, check_required
 from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
@@ -61,25 +60,10 @@ class PlannedMode:
         return self.dev(issuer)
 
 
-def _oidc_passkey(auth: AuthSettings) -> None:
-    check_provider(auth, "oidc_passkey")
-    check_required(auth.recovery.policy, "auth.recovery.policy")
-
-
 def _oauth_only(auth: AuthSettings) -> None:
     check_required(auth.oauth.provider, "auth.oauth.provider")
     check_credential(auth.oauth.client_id, "auth.oauth.client_id", "oauth_only")
     check_credential(auth.oauth.client_secret, "auth.oauth.client_secret", "oauth_only", secret=True)
 
 
-OIDC_PASSKEY = PlannedMode(
-    "oidc_passkey",
-    ("oidc", "passkey", "recovery", "registration", "shared_device"),
-    _oidc_passkey,
-    redirect_table="auth.oidc",
-    dev=oidc_dev_environment,
-)
-PASSKEY_ONLY = PlannedMode(
-    "passkey_only", ("passkey", "bootstrap", "recovery", "registration", "shared_device")
-)
 OAUTH_ONLY = PlannedMode("oauth_only", ("oauth",), _oauth_only, redirect_table="auth.oauth")

@@ -38,10 +38,11 @@ def check_provider(auth: AuthSettings, mode: str) -> None:
     check_issuer("auth.oidc", oidc.issuer, oidc.allow_loopback_http)
 
 
-def check_oidc_only(settings: ModeSettings) -> None:
-    """Raise :class:`fw.StartupError` for the first precondition of ``oidc_only`` that fails."""
+def check_oidc_only(settings: ModeSettings, mode: str = "oidc_only") -> None:
+    """Raise :class:`fw.StartupError` for the first precondition of ``oidc_only`` that fails
+    (``oidc_passkey``, which signs in at the same provider, checks these first)."""
     auth, oidc = settings.auth, settings.auth.oidc
-    check_provider(auth, "oidc_only")
+    check_provider(auth, mode)
     check_stores(auth, settings.session)
     check_redirect_url("auth.oidc.redirect_url", oidc.redirect_url, oidc.allow_loopback_http)
     check_admission("auth.oidc", oidc, auto_provision=oidc.auto_provision)

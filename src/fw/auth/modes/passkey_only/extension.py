@@ -1,0 +1,102 @@
+"""The ``passkey_only`` extension: its startup, its endpoints and the browser session middleware.
+
+Startup opens the ``auth.backend`` store (accounts, ceremonies, passkeys, bootstrap records, and
+sessions when ``session.backend`` is ``rdb``) and the session store; any failure refuses the
+start with nothing left open. Its store is lent to :mod:`fw.auth.runtime`, so
+``fw.auth.issue_bootstrap_credential`` and the other calls reach it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from starlette.middleware import Middleware
+from starlette.routing import BaseRoute, Route
+
+import fw.auth.runtime as runtime
+from fw.auth.accounts import AccountSeams, StoredAccounts
+from fw.auth.browser.answers import not_started
+from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
+from fw.auth.browser.stores import BrowserStores, open_browser_stores
+from fw.auth.modes.base import ModeSettings
+from fw.auth.modes.passkey_only.bootstrap import TICKET_COOKIE, BootstrapRedemption
+from fw.auth.modes.passkey_only.logout import PasskeyLogout
+from fw.auth.modes.passkey_only.registrants import PasskeyOnlyRegistrants
+from fw.auth.passkeys.bound import BoundRecords
+from fw.auth.passkeys.endpoints import PasskeyEndpoints
+from fw.auth.passkeys.live import Live
+from fw.auth.protection import Protection
+from fw.auth.sessions.manager import Sessions
+
+
+class PasskeyOnly:
+    """The ``passkey_only`` extension plugged into the App."""
+
+    def __init__(self, settings: ModeSettings) -> None:
+        self.settings = settings
+        auth = self.auth = settings.auth
+        self.accounts = AccountSeams(settings.app)
+        self.stores: BrowserStores | None = None
+        self.live: Live | None = None
+        self._lent: runtime.RunningAuth | None = None
+        tickets = BoundRecords("ticket", TICKET_COOKIE, auth.passkey.path.rstrip("/"))
+        self.bootstrap = BootstrapRedemption(auth, self._live, tickets)
+        self.passkeys = PasskeyEndpoints(
+            auth,
+            self._live,
+            PasskeyOnlyRegistrants(auth.registration.policy, tickets),
+            tickets=tickets,
+            extra={"/bootstrap": self.bootstrap.redeem},
+        )
+        self.logout = PasskeyLogout(self.passkeys.party.origins, self._live)
+        self.browser = BrowserAuth(
+            sessions=lambda: self._live().sessions,
+            accounts=self.accounts,
+            protection=Protection.from_patterns(auth.protection.include, auth.protection.exclude),
+            login_path=auth.login_path,
+            unauthenticated=auth.protection.unauthenticated,
+            exempt=frozenset({auth.login_path, auth.logout_path, *self.passkeys.paths()}),
+        )
+
+    # Extension protocol.
+    def routes(self) -> Sequence[BaseRoute]:
+        return [
+            *self.passkeys.routes(),
+            Route(self.auth.logout_path, self.logout.logout, methods=["POST"]),
+        ]
+
+    def middleware(self) -> Sequence[Middleware]:
+        return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
+
+    async def startup(self) -> None:
+        stores = await open_browser_stores(
+            self.auth.backend,
+            self.settings.rdb.dsn,
+            self.settings.session,
+            ["accounts", "ceremonies", "passkeys", "bootstrap"],
+        )
+        self.stores = stores
+        self.accounts.default = StoredAccounts(stores.auth.accounts)
+        sessions = Sessions(
+            stores.sessions,
+            ttl=self.auth.session.ttl.total_seconds(),
+            idle_timeout=self.auth.session.idle_timeout.total_seconds(),
+        )
+        self.live = Live(stores.auth, sessions, self.accounts)
+        self._lent = runtime.RunningAuth(self.settings.app, stores.auth, self.auth)
+        runtime.start(self._lent)
+
+    async def shutdown(self) -> None:
+        self.live = None
+        if self._lent is not None:
+            runtime.stop(self._lent)
+            self._lent = None
+        stores, self.stores = self.stores, None
+        self.accounts.default = None
+        if stores is not None:
+            await stores.close()
+
+    def _live(self) -> Live:
+        if self.live is None:
+            raise not_started()
+        return self.live

@@ -1,0 +1,146 @@
+"""Sign-in by passkey: ``/login/begin`` and ``/login/finish``, and the session a passkey starts.
+
+Discoverable credentials: ``begin`` names no credential and no user, so nobody types a user name
+and the server reveals nothing. ``finish`` looks the credential up by ID, verifies the assertion
+against it (its ``userHandle`` must be the one the credential was registered under), records the
+use by a conditional write (a sign count never moves down, so a clone loses the race), then asks
+the App's account seams whether the account may still sign in: a suspended one may not.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import UTC, datetime
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from fw.auth.browser.answers import unavailable
+from fw.auth.browser.redirects import safe_return_path
+from fw.auth.browser.signin import sign_in
+from fw.auth.passkey import (
+    CEREMONY_TIMEOUT,
+    KnownCredential,
+    PasskeyMalformed,
+    PasskeyRejected,
+    Rejection,
+    RelyingParty,
+    authentication_options,
+    new_challenge,
+    parse_authentication_response,
+    verify_authentication,
+)
+from fw.auth.passkey.base64url import decode, encode
+from fw.auth.passkeys.bound import BoundRecords
+from fw.auth.passkeys.guards import read_empty, read_json
+from fw.auth.passkeys.live import Live, LiveState
+from fw.auth.sessions.manager import SessionSummary
+from fw.auth.stores.errors import StoreUnavailable
+from fw.problems import Problem
+from fw.settings import AuthSettings
+
+logger = logging.getLogger("fw.auth")
+
+#: ``fw.auth.user(request).issuer`` after a passkey sign-in (``key`` is then the account ID).
+PASSKEY_ISSUER = "passkey"
+
+
+def no_ceremony() -> PasskeyMalformed:
+    """A finish without a matching begin in this browser (never begun, taken, expired): 400."""
+    return PasskeyMalformed("No passkey ceremony of this browser is waiting for this answer; begin again.")
+
+
+def challenge_of(record: dict[str, object]) -> bytes:
+    value = record.get("challenge")
+    return decode(value) if isinstance(value, str) else b""
+
+
+async def start_passkey_session(request: Request, live: Live, account_id: str) -> list[str]:
+    """Start the session of an account that just proved a passkey; 403 when it may not sign in."""
+    try:
+        account = await live.accounts.lookup(account_id)
+    except StoreUnavailable as error:
+        logger.error("account store unavailable during passkey sign-in: %s", error)
+        raise unavailable("account store") from None
+    if account is None or not account.active:
+        raise Problem("this account may not sign in", status=403, code="not_admitted", title="Sign-in failed")
+    summary = SessionSummary(
+        account_id=account.account_id,
+        display_name=account.display_name,
+        email=account.email,
+        issuer=PASSKEY_ISSUER,
+        key=account.account_id,
+        auth_time=int(time.time()),
+        method="passkey",
+    )
+    return await sign_in(request, live.sessions, live.accounts, summary)
+
+
+class PasskeySignIn:
+    """The two sign-in endpoints of a passkey mode."""
+
+    def __init__(
+        self, auth: AuthSettings, party: RelyingParty, ceremony: BoundRecords, live: LiveState
+    ) -> None:
+        self.auth = auth
+        self.party = party
+        self.ceremony = ceremony
+        self.live = live
+
+    async def begin(self, request: Request) -> Response:
+        await read_empty(request)
+        live = self.live()
+        challenge = new_challenge()
+        landing = safe_return_path(request.query_params.get("next")) or self.auth.post_login_path
+        record = {"challenge": encode(challenge), "landing": landing}
+        cookie = await self.ceremony.put(request, live.store.ceremonies, record, CEREMONY_TIMEOUT)
+        response = JSONResponse(authentication_options(self.party, challenge=challenge))
+        response.headers.append("set-cookie", cookie)
+        return response
+
+    async def finish(self, request: Request) -> Response:
+        body = await read_json(request)
+        live = self.live()
+        record = await self.ceremony.take(request, live.store.ceremonies)
+        if record is None:
+            raise no_ceremony()
+        answer = parse_authentication_response(body)
+        try:
+            stored = await live.store.passkeys.get(answer.credential_id)
+            known = None
+            if stored is not None:
+                known = KnownCredential(
+                    stored.credential_id,
+                    stored.public_key,
+                    stored.sign_count,
+                    stored.user_handle,
+                    stored.backup_eligible,
+                )
+            try:
+                verified = verify_authentication(
+                    answer, party=self.party, challenge=challenge_of(record), credential=known
+                )
+            except PasskeyRejected as rejected:
+                logger.info("passkey sign-in refused: %s", rejected.reason.value)
+                raise
+            used = await live.store.passkeys.record_use(
+                verified.credential_id,
+                sign_count=verified.sign_count,
+                backed_up=verified.backup_state,
+                used_at=datetime.now(UTC),
+            )
+        except StoreUnavailable as error:
+            logger.error("passkey store unavailable during sign-in: %s", error)
+            raise unavailable("passkey store") from None
+        if not used or stored is None:
+            logger.info("passkey sign-in refused: the sign count did not move up")
+            raise PasskeyRejected(Rejection.SIGN_COUNT)
+        cookies = await start_passkey_session(request, live, stored.account_id)
+        landing = record.get("landing")
+        response = JSONResponse(
+            {"landing": landing if isinstance(landing, str) else self.auth.post_login_path}
+        )
+        for cookie in [*cookies, self.ceremony.expire(request)]:
+            response.headers.append("set-cookie", cookie)
+        return response
