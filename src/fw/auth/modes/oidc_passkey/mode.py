@@ -28,7 +28,7 @@ class OidcPasskeyMode:
     name = "oidc_passkey"
     browser = True
     tables = ("oidc", "passkey", "recovery", "registration", "shared_device")
-    scaffold = Scaffold(offered=True)
+    scaffold = Scaffold(offered=True, available=True)
 
     def check(self, settings: ModeSettings) -> None:
         auth = settings.auth
