@@ -18,6 +18,12 @@ import pytest
 from e2e.support import PYTHON, REPO, clean_env, free_port, serving
 
 PASSKEY_ONLY = ["--config-path", "config.passkey_only.toml"]
+#: What fw dev would inject for oidc_passkey (the checks here fail before anything is fetched).
+OIDC = {
+    "AUTH_OIDC_ISSUER": "http://127.0.0.1:9",
+    "AUTH_OIDC_CLIENT_ID": "fw-dev-app",
+    "AUTH_OIDC_CLIENT_SECRET": "s3cret",
+}
 
 
 @pytest.fixture
@@ -92,8 +98,8 @@ def test_fw_doctor_finds_no_problem_in_the_passkey_only_example(workdir: Path) -
         (PASSKEY_ONLY, {"AUTH_PASSKEY_RP_ID": "127.0.0.1"}, "auth.passkey.rp_id"),
         (PASSKEY_ONLY, {"AUTH_RECOVERY_POLICY": "oidc"}, "auth.recovery.policy"),
         (PASSKEY_ONLY, {"AUTH_REGISTRATION_POLICY": ""}, "auth.registration.policy"),
-        ([], {"AUTH_RECOVERY_POLICY": ""}, "auth.recovery.policy"),
-        ([], {"AUTH_PASSKEY_ORIGINS": "http://example.com"}, "auth.passkey.origins"),
+        ([], {**OIDC, "AUTH_RECOVERY_POLICY": ""}, "auth.recovery.policy"),
+        ([], {**OIDC, "AUTH_PASSKEY_ORIGINS": "http://example.com"}, "auth.passkey.origins"),
     ],
 )
 def test_fw_doctor_reports_a_passkey_startup_error_as_one_error_line(

@@ -100,7 +100,12 @@ def _sign_out(browser: PasskeyBrowser, example: Example) -> None:
 def _passkey_sign_in(browser: PasskeyBrowser, example: Example) -> str:
     """Sign in with the passkey from the home page; the status line it lands on."""
     browser.page.click("#passkey-login")
-    browser.page.wait_for_selector("#status:has-text('Signed in')")
+    # Signed in (the landing page names the user) or refused (the problem's detail is shown).
+    browser.page.wait_for_function(
+        """() => document.getElementById('status')?.textContent.startsWith('Signed in as')
+                 || document.getElementById('message')?.textContent"""
+    )
+    assert browser.page.inner_text("#message") == ""
     assert browser.page.url == f"{example.origin}/"
     return browser.page.inner_text("#status")
 
