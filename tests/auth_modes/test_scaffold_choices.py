@@ -9,7 +9,7 @@ import pytest
 import fw
 from fw.auth.modes import registry
 from fw.auth.modes.base import Scaffold
-from fw.auth.modes.planned import PASSKEY_ONLY
+from fw.auth.modes.planned import OAUTH_ONLY
 from fw.scaffold.options import (
     AUTH_CHOICES,
     DEFAULT_AUTH,
@@ -31,7 +31,7 @@ def test_the_choices_of_this_installation_come_from_the_registered_modes() -> No
     assert (
         auth_choices() == AUTH_CHOICES == ("none", "oidc_only", "oidc_passkey", "passkey_only", "oauth_only")
     )
-    assert not_available() == NOT_AVAILABLE == {"oidc_passkey", "passkey_only", "oauth_only"}
+    assert not_available() == NOT_AVAILABLE == {"oauth_only"}
     assert DEFAULT_AUTH == {"web": "oidc_only", "api": "none"}
 
 
@@ -46,19 +46,22 @@ def test_a_mode_that_is_not_offered_says_why_in_its_own_words() -> None:
 
 def test_a_registered_mode_whose_scaffold_is_ready_becomes_a_choice_and_may_be_a_default() -> None:
     ready = Scaffold(offered=True, available=True, default_for=frozenset({"api"}))
-    fw.auth.register_mode(replace(PASSKEY_ONLY, name="door", scaffold=ready))
+    fw.auth.register_mode(replace(OAUTH_ONLY, name="door", scaffold=ready))
     assert "door" in auth_choices() and "door" not in not_available()
     assert check_auth("door") == "door"
     assert default_auth("api") == "door" and default_auth("web") == "oidc_only"
 
 
 def test_a_registered_mode_offered_before_it_is_ready_is_not_available_yet() -> None:
-    fw.auth.register_mode(replace(PASSKEY_ONLY, name="door"))
-    with pytest.raises(ScaffoldError, match="--auth door is not available yet in fw; use oidc_only or none"):
+    fw.auth.register_mode(replace(OAUTH_ONLY, name="door"))
+    with pytest.raises(
+        ScaffoldError,
+        match="--auth door is not available yet in fw; use oidc_only, oidc_passkey, passkey_only or none",
+    ):
         check_auth("door")
 
 
 def test_a_registered_mode_without_a_scaffold_is_not_a_choice() -> None:
-    fw.auth.register_mode(replace(PASSKEY_ONLY, name="door", scaffold=Scaffold()))
+    fw.auth.register_mode(replace(OAUTH_ONLY, name="door", scaffold=Scaffold()))
     with pytest.raises(ScaffoldError, match="--auth 'door' is not a choice"):
         check_auth("door")

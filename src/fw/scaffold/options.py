@@ -95,7 +95,7 @@ def check_auth(auth: str) -> str:
         raise ScaffoldError(f"--auth {auth} is not offered: {mode.scaffold.refusal}")
     if auth in not_available():
         ready = [choice for choice in auth_choices()[1:] if choice not in not_available()]
-        raise ScaffoldError(f"--auth {auth} is not available yet in fw; use {' or '.join([*ready, 'none'])}")
+        raise ScaffoldError(f"--auth {auth} is not available yet in fw; use {', '.join(ready)} or none")
     if auth not in auth_choices():
         raise ScaffoldError(f"--auth {auth!r} is not a choice: use one of {', '.join(auth_choices())}")
     return auth
