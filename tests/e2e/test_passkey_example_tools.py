@@ -114,19 +114,40 @@ def test_fw_doctor_reports_a_passkey_startup_error_as_one_error_line(
     assert "Traceback" not in result.stderr
 
 
-def test_the_admin_command_prints_a_credential_once_and_refuses_outside_passkey_only(workdir: Path) -> None:
-    _migrated(workdir, *PASSKEY_ONLY)
-    command = [PYTHON, "admin.py", "issue", "ada"]
-    env = clean_env({"APP_ENV": "dev"})
-    issued = subprocess.run(
-        [*command, *PASSKEY_ONLY], cwd=workdir, env=env, capture_output=True, text=True, timeout=60
+def _admin(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PYTHON, "admin.py", "issue", *args],
+        cwd=workdir,
+        env=clean_env({"APP_ENV": "dev"}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
-    assert issued.returncode == 0, issued.stderr
-    lines = issued.stdout.splitlines()
-    assert lines[0] == "login ID: ada"
+
+
+def _printed_credential(result: subprocess.CompletedProcess[str], login_id: str) -> None:
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"login ID: {login_id}"
     assert lines[1].startswith("secret: ") and lines[2].startswith("expires: ")
     assert len(lines[1].removeprefix("secret: ")) >= 16
 
-    refused = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=60)
-    assert refused.returncode == 1
-    assert refused.stderr.startswith("admin.py: ") and "Traceback" not in refused.stderr
+
+def _refused(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 1
+    assert result.stderr.startswith("admin.py: ") and "Traceback" not in result.stderr
+    return result.stderr
+
+
+def test_the_admin_command_prints_a_credential_once_and_refuses_outside_passkey_only(workdir: Path) -> None:
+    _migrated(workdir, *PASSKEY_ONLY)
+    _printed_credential(_admin(workdir, "ada", *PASSKEY_ONLY), "ada")
+    assert "passkey_only" in _refused(_admin(workdir, "ada"))  # config.dev.toml: oidc_passkey
+
+
+def test_the_admin_command_issues_recovery_only_for_an_existing_login_id(workdir: Path) -> None:
+    _migrated(workdir, *PASSKEY_ONLY)
+    _printed_credential(_admin(workdir, "ada", *PASSKEY_ONLY), "ada")
+    _printed_credential(_admin(workdir, "ada", "--recovery", *PASSKEY_ONLY), "ada")
+    assert "'nobody'" in _refused(_admin(workdir, "nobody", "--recovery", *PASSKEY_ONLY))
