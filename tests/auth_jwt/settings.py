@@ -112,10 +112,12 @@ def auth_settings(
             allow_loopback_http=False,
         ),
         jwt=jwt,
-        passkey=Passkey(path="/auth/passkey"),
-        bootstrap=Bootstrap(issue_ttl=timedelta(hours=72), enrollment_ttl=timedelta(minutes=10)),
+        passkey=Passkey(path="/auth/passkey", rp_id="", rp_name="", origins=[], user_verification="required"),
+        bootstrap=Bootstrap(
+            issue_ttl=timedelta(hours=72), enrollment_ttl=timedelta(minutes=10), max_attempts=5
+        ),
         recovery=Recovery(policy=""),
-        registration=Registration(policy="open"),
+        registration=Registration(policy=""),
         assurance=Assurance(presence=False, policy=[]),
     )
 

@@ -10,7 +10,7 @@ import pytest
 
 import fw
 from fw.auth.modes import registry
-from fw.auth.modes.planned import OIDC_PASSKEY
+from fw.auth.modes.planned import OAUTH_ONLY
 from fw.testing import configured
 
 
@@ -34,7 +34,7 @@ def test_the_modes_fw_ships_are_registered_in_the_order_messages_list_them() -> 
 
 def test_another_mode_under_a_taken_name_is_refused() -> None:
     with pytest.raises(RuntimeError, match="already registered"):
-        fw.auth.register_mode(replace(OIDC_PASSKEY, name="jwt_only"))
+        fw.auth.register_mode(replace(OAUTH_ONLY, name="jwt_only"))
 
 
 def test_registering_the_same_mode_again_is_harmless() -> None:
@@ -46,7 +46,7 @@ def test_registering_the_same_mode_again_is_harmless() -> None:
 @pytest.mark.parametrize("name", ["", "Door", "door-way", "9door"])
 def test_a_mode_name_is_a_lower_case_identifier(name: str) -> None:
     with pytest.raises(ValueError, match="mode name"):
-        fw.auth.register_mode(replace(OIDC_PASSKEY, name=name))
+        fw.auth.register_mode(replace(OAUTH_ONLY, name=name))
 
 
 def test_each_table_belongs_to_the_modes_that_read_it() -> None:
@@ -67,11 +67,6 @@ def test_the_summary_filter_hides_exactly_the_tables_the_mode_does_not_read() ->
 
 
 AVAILABLE_LATER = [
-    ('mode = "passkey_only"', {}),
-    (
-        'mode = "oidc_passkey"\nrecovery.policy = "administrator"\n[auth.oidc]\nissuer = "https://login.example"',
-        {"AUTH_OIDC_CLIENT_ID": "app", "AUTH_OIDC_CLIENT_SECRET": "s3cret"},
-    ),
     (
         'mode = "oauth_only"\n[auth.oauth]\nprovider = "x"',
         {"AUTH_OAUTH_CLIENT_ID": "app", "AUTH_OAUTH_CLIENT_SECRET": "s3cret"},
@@ -79,9 +74,7 @@ AVAILABLE_LATER = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("table", "env"), AVAILABLE_LATER, ids=["passkey_only", "oidc_passkey", "oauth_only"]
-)
+@pytest.mark.parametrize(("table", "env"), AVAILABLE_LATER, ids=["oauth_only"])
 def test_a_mode_the_spec_names_but_fw_does_not_provide_yet_is_refused_once_its_keys_are_set(
     table: str, env: dict[str, str]
 ) -> None:

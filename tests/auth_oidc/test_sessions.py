@@ -59,6 +59,7 @@ async def test_a_session_round_trips_an_account_summary_only(store: SessionStore
         "issuer",
         "key",
         "auth_time",
+        "method",
         "kind",
         "created_at",
         "last_seen",

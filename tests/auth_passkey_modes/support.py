@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import httpx2
+from auth_oidc.support import make_app, to_toml
 from starlette.testclient import TestClient
 
-from auth_oidc.support import make_app, to_toml
 from fw.testing import BrowserClient, TestIdentityProvider, configured
 from fw.testing.passkeys import SoftAuthenticator
 
@@ -53,7 +53,11 @@ def oidc_passkey_toml(issuer: str, client_id: str, dsn: str, **auth: Any) -> str
         **auth,
     }
     table["passkey"] = passkey_table(**table.get("passkey", {}))
-    table["oidc"] = {"issuer": issuer, "client_id": client_id, "allow_loopback_http": True}
+    table["oidc"] = {
+        "issuer": issuer,
+        "client_id": client_id,
+        "allow_loopback_http": issuer.startswith("http://"),
+    }
     return to_toml(
         {"auth": table, "session": {"enabled": True, "backend": "rdb"}, "middleware": {"rdb": {"dsn": dsn}}}
     )
@@ -123,18 +127,21 @@ def user_app() -> Any:
 @contextlib.contextmanager
 def passkey_only(dsn: str, env: Mapping[str, str] | None = None, **auth: Any) -> Iterator[PasskeyBrowser]:
     """A ``passkey_only`` App (lifespan on) and one browser on it."""
-    with configured(toml=passkey_only_toml(dsn, **auth), env=env), TestClient(
-        user_app(), base_url=ORIGIN
-    ) as client:
+    with (
+        configured(toml=passkey_only_toml(dsn, **auth), env=env),
+        TestClient(user_app(), base_url=ORIGIN) as client,
+    ):
         yield PasskeyBrowser(client)
 
 
 @contextlib.contextmanager
-def oidc_passkey(idp: TestIdentityProvider, dsn: str, **auth: Any) -> Iterator[tuple[PasskeyBrowser, BrowserClient]]:
+def oidc_passkey(
+    idp: TestIdentityProvider, dsn: str, **auth: Any
+) -> Iterator[tuple[PasskeyBrowser, BrowserClient]]:
     env = {"AUTH_OIDC_CLIENT_SECRET": idp.client_secret}
-    with configured(toml=oidc_passkey_toml(idp.issuer, idp.client_id, dsn, **auth), env=env):
-        with BrowserClient(user_app(), idp, base_url=ORIGIN) as client:
-            yield PasskeyBrowser(client), client
+    toml = oidc_passkey_toml(idp.issuer, idp.client_id, dsn, **auth)
+    with configured(toml=toml, env=env), BrowserClient(user_app(), idp, base_url=ORIGIN) as client:
+        yield PasskeyBrowser(client), client
 
 
 def another_browser(browser: PasskeyBrowser) -> PasskeyBrowser:

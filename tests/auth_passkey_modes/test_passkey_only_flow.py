@@ -233,9 +233,11 @@ def test_registration_policy_administrator_enrols_passkeys_only_through_bootstra
 
 
 def test_registration_policy_disabled_issues_no_credential_for_a_new_account(dsn: str) -> None:
-    with passkey_only(dsn, registration={"policy": "disabled"}) as browser:
-        with pytest.raises(RuntimeError, match="disabled"):
-            browser.call(fw.auth.issue_bootstrap_credential, "alice")
+    with (
+        passkey_only(dsn, registration={"policy": "disabled"}) as browser,
+        pytest.raises(RuntimeError, match="disabled"),
+    ):
+        browser.call(fw.auth.issue_bootstrap_credential, "alice")
 
 
 def test_anyone_without_a_session_or_ticket_cannot_begin_a_registration(dsn: str) -> None:

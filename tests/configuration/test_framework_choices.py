@@ -32,7 +32,7 @@ CHOICES = [
     ("auth.jwt.revocation.mode", "off, token, subject, both, or empty"),
     ("auth.jwt.revocation.on_unavailable", "refuse, admit"),
     ("auth.recovery.policy", "oidc, administrator, application, or empty"),
-    ("auth.registration.policy", "disabled, oidc, invite, administrator, open"),
+    ("auth.registration.policy", "disabled, oidc, invite, administrator, open, or empty"),
 ]
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.user import user
@@ -34,9 +34,9 @@ from fw.auth.passkey import (
 )
 from fw.auth.passkey.base64url import decode, encode
 from fw.auth.passkeys.bound import BoundRecords
-from fw.auth.passkeys.guards import read_empty, read_json
+from fw.auth.passkeys.guards import read_empty
 from fw.auth.passkeys.live import Live, LiveState
-from fw.auth.passkeys.signin import challenge_of, no_ceremony, start_passkey_session
+from fw.auth.passkeys.signin import answer, challenge_of, finishing, start_passkey_session
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.records import PasskeyCredential
 from fw.problems import Problem
@@ -113,25 +113,19 @@ class PasskeyRegistration:
             "login_id": registrant.login_id,
         }
         cookie = await self.ceremony.put(request, live.store.ceremonies, record, lifetime)
-        response = JSONResponse(options)
-        for header in (*registrant.cookies, cookie):
-            response.headers.append("set-cookie", header)
-        return response
+        return answer(options, [*registrant.cookies, cookie])
 
     async def finish(self, request: Request) -> Response:
-        body = await read_json(request)
         live = self.live()
-        record = await self.ceremony.take(request, live.store.ceremonies)
-        if record is None:
-            raise no_ceremony()
-        answer = parse_registration_response(body)
+        body, record = await finishing(request, self.ceremony, live)
+        response = parse_registration_response(body)
         account_id, login_id = str(record.get("account_id", "")), str(record.get("login_id", ""))
         if not login_id:
             current = user(request)
             if current is None or current.account_id != account_id:
                 raise sign_in_required()  # signed out, or another account, since begin
         try:
-            verified = verify_registration(answer, party=self.party, challenge=challenge_of(record))
+            verified = verify_registration(response, party=self.party, challenge=challenge_of(record))
         except PasskeyRejected as rejected:
             logger.info("passkey registration refused: %s", rejected.reason.value)
             raise
@@ -160,7 +154,4 @@ class PasskeyRegistration:
         if login_id and self.tickets is not None:
             await self.tickets.take(request, live.store.ceremonies)
             cookies += [self.tickets.expire(request), *await start_passkey_session(request, live, account_id)]
-        response = JSONResponse({"credential_id": encode(credential.credential_id)})
-        for header in cookies:
-            response.headers.append("set-cookie", header)
-        return response
+        return answer({"credential_id": encode(credential.credential_id)}, cookies)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -49,6 +51,23 @@ PASSKEY_ISSUER = "passkey"
 def no_ceremony() -> PasskeyMalformed:
     """A finish without a matching begin in this browser (never begun, taken, expired): 400."""
     return PasskeyMalformed("No passkey ceremony of this browser is waiting for this answer; begin again.")
+
+
+async def finishing(request: Request, ceremony: BoundRecords, live: Live) -> tuple[Any, dict[str, Any]]:
+    """A finish's decoded body and this browser's ceremony record, taken (400 without one)."""
+    body = await read_json(request)
+    record = await ceremony.take(request, live.store.ceremonies)
+    if record is None:
+        raise no_ceremony()
+    return body, record
+
+
+def answer(payload: dict[str, Any], cookies: Iterable[str]) -> JSONResponse:
+    """A JSON answer carrying the Set-Cookie headers ``cookies``."""
+    response = JSONResponse(payload)
+    for cookie in cookies:
+        response.headers.append("set-cookie", cookie)
+    return response
 
 
 def challenge_of(record: dict[str, object]) -> bytes:
@@ -95,19 +114,14 @@ class PasskeySignIn:
         landing = safe_return_path(request.query_params.get("next")) or self.auth.post_login_path
         record = {"challenge": encode(challenge), "landing": landing}
         cookie = await self.ceremony.put(request, live.store.ceremonies, record, CEREMONY_TIMEOUT)
-        response = JSONResponse(authentication_options(self.party, challenge=challenge))
-        response.headers.append("set-cookie", cookie)
-        return response
+        return answer(authentication_options(self.party, challenge=challenge), [cookie])
 
     async def finish(self, request: Request) -> Response:
-        body = await read_json(request)
         live = self.live()
-        record = await self.ceremony.take(request, live.store.ceremonies)
-        if record is None:
-            raise no_ceremony()
-        answer = parse_authentication_response(body)
+        body, record = await finishing(request, self.ceremony, live)
+        response = parse_authentication_response(body)
         try:
-            stored = await live.store.passkeys.get(answer.credential_id)
+            stored = await live.store.passkeys.get(response.credential_id)
             known = None
             if stored is not None:
                 known = KnownCredential(
@@ -119,7 +133,7 @@ class PasskeySignIn:
                 )
             try:
                 verified = verify_authentication(
-                    answer, party=self.party, challenge=challenge_of(record), credential=known
+                    response, party=self.party, challenge=challenge_of(record), credential=known
                 )
             except PasskeyRejected as rejected:
                 logger.info("passkey sign-in refused: %s", rejected.reason.value)
@@ -138,9 +152,5 @@ class PasskeySignIn:
             raise PasskeyRejected(Rejection.SIGN_COUNT)
         cookies = await start_passkey_session(request, live, stored.account_id)
         landing = record.get("landing")
-        response = JSONResponse(
-            {"landing": landing if isinstance(landing, str) else self.auth.post_login_path}
-        )
-        for cookie in [*cookies, self.ceremony.expire(request)]:
-            response.headers.append("set-cookie", cookie)
-        return response
+        target = landing if isinstance(landing, str) else self.auth.post_login_path
+        return answer({"landing": target}, [*cookies, self.ceremony.expire(request)])

@@ -21,7 +21,7 @@ class OidcOnlyMode:
 
     name = "oidc_only"
     browser = True
-    tables = ("oidc", "shared_device")
+    tables: tuple[str, ...] = ("oidc", "shared_device")
     scaffold = Scaffold(offered=True, available=True, default_for=frozenset({"web"}))
 
     def check(self, settings: ModeSettings) -> None:

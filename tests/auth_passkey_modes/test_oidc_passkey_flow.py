@@ -1,0 +1,99 @@
+"""``oidc_passkey``: the account from the provider, a passkey registered after a recent proof,
+daily sign-in by passkey, and provider sign-in kept for recovery only under policy ``oidc``."""
+
+from __future__ import annotations
+
+import time
+
+import fw
+from auth_passkey_modes.support import oidc_passkey
+from fw.auth.browser.user import User
+from fw.testing import TestIdentityProvider
+
+
+def test_a_provider_sign_in_registers_a_passkey_and_the_passkey_signs_in_daily(
+    idp: TestIdentityProvider, dsn: str
+) -> None:
+    with oidc_passkey(idp, dsn) as (browser, client):
+        assert browser.post("/register/begin").status_code == 401
+        client.login("alice")
+        account = browser.me()["account_id"]
+        assert client.get("/method").json() == {"method": "oidc"}
+        options = browser.begin_registration()
+        assert {alg["alg"] for alg in options["pubKeyCredParams"]} == {-7, -257}
+        assert options["excludeCredentials"] == []
+        registered = browser.post("/register/finish", browser.authenticator.create(options))
+        assert registered.status_code == 200, registered.text
+        assert set(registered.json()) == {"credential_id"}
+        browser.logout()
+        assert browser.me() == {"signed_in": False}
+        assert browser.login().status_code == 200
+        assert browser.me()["account_id"] == account
+        assert client.get("/method").json() == {"method": "passkey"}
+        assert (
+            browser.begin_registration()["excludeCredentials"][0]["id"] == registered.json()["credential_id"]
+        )
+
+
+def test_registering_a_passkey_needs_a_proof_at_most_five_minutes_old(
+    idp: TestIdentityProvider, dsn: str, monkeypatch: object
+) -> None:
+    with oidc_passkey(idp, dsn) as (browser, client):
+        client.login("alice")
+        real = time.time
+        import fw.auth.modes.oidc_passkey.extension as extension
+
+        extension.time.time = lambda: real() + 301  # type: ignore[attr-defined]
+        try:
+            stale = browser.post("/register/begin")
+        finally:
+            extension.time.time = real  # type: ignore[attr-defined]
+        assert stale.status_code == 401 and stale.json()["code"] == "reauthentication_required"
+        assert browser.post("/register/begin").status_code == 200
+
+
+def test_with_recovery_by_administrator_an_account_with_a_passkey_cannot_use_the_provider(
+    idp: TestIdentityProvider, dsn: str
+) -> None:
+    with oidc_passkey(idp, dsn, recovery={"policy": "administrator"}) as (browser, client):
+        client.login("alice")
+        account = browser.me()["account_id"]
+        credential_id = browser.register().json()["credential_id"]
+        browser.logout()
+        refused = client.login("alice")
+        assert refused.status_code == 403 and refused.json()["code"] == "passkey_required"
+        assert browser.call(fw.auth.remove_passkey, account, credential_id) is True
+        client.login("alice")
+        assert browser.me()["account_id"] == account
+
+
+def test_with_recovery_by_the_provider_its_sign_in_stays_available(
+    idp: TestIdentityProvider, dsn: str
+) -> None:
+    with oidc_passkey(idp, dsn) as (browser, client):
+        client.login("alice")
+        browser.register()
+        browser.logout()
+        client.login("alice")
+        assert browser.me()["signed_in"] is True
+
+
+def test_registration_policy_disabled_registers_no_passkey(idp: TestIdentityProvider, dsn: str) -> None:
+    with oidc_passkey(idp, dsn, registration={"policy": "disabled"}) as (browser, client):
+        client.login("alice")
+        refused = browser.post("/register/begin")
+        assert refused.status_code == 403 and refused.json()["code"] == "registration_disabled"
+
+
+def test_bootstrap_credentials_are_refused_outside_passkey_only(idp: TestIdentityProvider, dsn: str) -> None:
+    import pytest
+
+    with oidc_passkey(idp, dsn) as (browser, _):
+        with pytest.raises(RuntimeError, match="passkey_only"):
+            browser.call(fw.auth.issue_bootstrap_credential, "alice")
+        assert browser.post("/bootstrap", {"login_id": "a", "secret": "b"}).status_code in (404, 405)
+
+
+def test_the_user_principal_says_how_the_session_was_proved() -> None:
+    assert User("a", "", "", "i", "k").method == "oidc"
+    assert User("a", "", "", "passkey", "a", method="passkey").method == "passkey"
