@@ -13,19 +13,25 @@ from pathlib import Path
 
 import pytest
 
+from fw.auth.passkey import passkey_script
 from fw.cli import main
 from fw.generate import is_stale
 from fw.generate.project import load_project
 from fw.scaffold import init_options, scaffold
 
-#: (preset, auth) -> project name; each name is also its package and config prefix, so all four
+#: (preset, auth) -> project name; each name is also its package and config prefix, so all
 #: projects can be imported by one process (one pytest run covers every project's own tests).
 CHOICES = {
     ("web", "oidc_only"): "web_login",
     ("web", "none"): "web_plain",
     ("api", "none"): "api_plain",
     ("api", "oidc_only"): "api_login",
+    ("web", "oidc_passkey"): "web_passkey",
+    ("web", "passkey_only"): "web_passkey_only",
 }
+PASSKEY_MODES = ("oidc_passkey", "passkey_only")
+#: The modes that sign in at an OpenID provider (fw dev starts the development provider).
+PROVIDER_MODES = ("oidc_only", "oidc_passkey")
 SUBPROCESS_TIMEOUT = 300
 
 
@@ -57,9 +63,10 @@ def _files(root: Path) -> set[str]:
 
 
 def test_every_choice_makes_the_same_set_of_files(projects: dict[tuple[str, str], Path]) -> None:
-    for (_, _), root in projects.items():
+    for (_, auth), root in projects.items():
         name = root.name.replace("-", "_")
-        assert _files(root) == {
+        script = {"public/passkey.js"} if auth in PASSKEY_MODES else set()
+        assert _files(root) == script | {
             "pyproject.toml",
             ".gitignore",
             ".env.example",
@@ -99,7 +106,7 @@ def test_the_tool_table_points_at_the_app_and_its_generated_directories(
         assert tool["fw"]["generate"] == {"handlers": [f"src/{name}/handlers"], "config": [f"src/{name}"]}
         assert tool["pytest"]["ini_options"]["pythonpath"] == ["src"]
         dev_idp = tool["fw"].get("dev", {}).get("idp", {}).get("enabled", False)
-        assert dev_idp is (auth != "none")
+        assert dev_idp is (auth in PROVIDER_MODES)
 
 
 def test_browser_login_config_keeps_secrets_out_and_durations_quoted(
@@ -114,12 +121,16 @@ def test_browser_login_config_keeps_secrets_out_and_durations_quoted(
             assert "auth" not in config and "session" not in config
             continue
         auth_table = config["auth"]
-        assert auth_table["mode"] == "oidc_only"
+        assert auth_table["mode"] == auth
         assert auth_table["session"]["ttl"] == "24h"
-        expected = "redirect" if preset == "web" else "unauthorized"
-        assert auth_table["protection"]["unauthenticated"] == expected
-        assert auth_table["oidc"]["client_secret"] == "${AUTH_OIDC_CLIENT_SECRET}"
-        assert auth_table["oidc"]["issuer"] == "${AUTH_OIDC_ISSUER}"
+        if auth == "oidc_only":
+            expected = "redirect" if preset == "web" else "unauthorized"
+            assert auth_table["protection"]["unauthenticated"] == expected
+        if auth in PROVIDER_MODES:
+            assert auth_table["oidc"]["client_secret"] == "${AUTH_OIDC_CLIENT_SECRET}"
+            assert auth_table["oidc"]["issuer"] == "${AUTH_OIDC_ISSUER}"
+        else:
+            assert "oidc" not in auth_table
 
 
 def test_the_env_example_lists_what_to_set_and_comments_out_what_the_file_gives(
@@ -130,7 +141,7 @@ def test_the_env_example_lists_what_to_set_and_comments_out_what_the_file_gives(
         upper = root.name.replace("-", "_").upper()
         assert f"# {upper}_GREETING=Hello" in text.splitlines()
         assignments = [line for line in text.splitlines() if line and not line.startswith("#")]
-        if auth == "none":
+        if auth not in PROVIDER_MODES:
             assert assignments == []
         else:
             assert assignments == ["AUTH_OIDC_CLIENT_ID=", "AUTH_OIDC_CLIENT_SECRET=", "AUTH_OIDC_ISSUER="]
@@ -162,7 +173,7 @@ def test_each_project_imports_its_app_and_passes_its_own_tests(
         sources,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "16 passed" in run.stdout
+    assert "29 passed" in run.stdout
 
 
 # Refusals: one line on stderr, exit status 1, nothing written.
@@ -207,12 +218,42 @@ def test_jwt_only_is_refused_with_the_reason(tmp_path: Path, capsys: pytest.Capt
     assert not (tmp_path / "svc").exists()
 
 
-@pytest.mark.parametrize("mode", ["oidc_passkey", "passkey_only", "oauth_only"])
+@pytest.mark.parametrize("mode", ["oauth_only"])
 def test_modes_fw_does_not_implement_yet_are_refused(
     mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     line = _refusal(capsys, ["init", str(tmp_path / "svc"), "--auth", mode])
     assert f"--auth {mode} is not available yet" in line
+    assert not (tmp_path / "svc").exists()
+
+
+def test_a_passkey_project_configures_its_relying_party_for_localhost(
+    projects: dict[tuple[str, str], Path],
+) -> None:
+    for (_, auth), root in projects.items():
+        if auth not in PASSKEY_MODES:
+            continue
+        with (root / "config.dev.toml").open("rb") as handle:
+            config = tomllib.load(handle)
+        passkey = config["auth"]["passkey"]
+        assert passkey["rp_id"] == "localhost"
+        assert passkey["origins"] == [f"http://localhost:{config['server']['port']}"]
+        assert config["auth"]["recovery"]["policy"] == ("oidc" if auth == "oidc_passkey" else "administrator")
+        if auth == "passkey_only":
+            assert config["auth"]["registration"]["policy"] == "administrator"
+
+
+def test_a_passkey_project_gets_the_very_script_fw_serves(projects: dict[tuple[str, str], Path]) -> None:
+    for mode in PASSKEY_MODES:
+        assert (projects[("web", mode)] / "public" / "passkey.js").read_bytes() == passkey_script()
+
+
+@pytest.mark.parametrize("mode", PASSKEY_MODES)
+def test_a_passkey_mode_with_the_api_preset_is_refused(
+    mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _refusal(capsys, ["init", str(tmp_path / "svc"), "--preset", "api", "--auth", mode])
+    assert f"--auth {mode} signs people in on browser pages" in line and "--preset web" in line
     assert not (tmp_path / "svc").exists()
 
 

@@ -31,7 +31,7 @@ def test_the_choices_of_this_installation_come_from_the_registered_modes() -> No
     assert (
         auth_choices() == AUTH_CHOICES == ("none", "oidc_only", "oidc_passkey", "passkey_only", "oauth_only")
     )
-    assert not_available() == NOT_AVAILABLE == {"oidc_passkey", "passkey_only", "oauth_only"}
+    assert not_available() == NOT_AVAILABLE == {"oauth_only"}
     assert DEFAULT_AUTH == {"web": "oidc_only", "api": "none"}
 
 
@@ -54,7 +54,10 @@ def test_a_registered_mode_whose_scaffold_is_ready_becomes_a_choice_and_may_be_a
 
 def test_a_registered_mode_offered_before_it_is_ready_is_not_available_yet() -> None:
     fw.auth.register_mode(replace(OAUTH_ONLY, name="door"))
-    with pytest.raises(ScaffoldError, match="--auth door is not available yet in fw; use oidc_only or none"):
+    with pytest.raises(
+        ScaffoldError,
+        match="--auth door is not available yet in fw; use oidc_only, oidc_passkey, passkey_only or none",
+    ):
         check_auth("door")
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from fw.auth.modes.registry import find_mode, registered_modes
 
 PRESETS = ("web", "api")
+#: Modes whose projects sign in with passkeys: a login page and ``public/passkey.js``.
+PASSKEY_MODES = ("oidc_passkey", "passkey_only")
 
 
 def auth_choices() -> tuple[str, ...]:
@@ -93,7 +95,7 @@ def check_auth(auth: str) -> str:
         raise ScaffoldError(f"--auth {auth} is not offered: {mode.scaffold.refusal}")
     if auth in not_available():
         ready = [choice for choice in auth_choices()[1:] if choice not in not_available()]
-        raise ScaffoldError(f"--auth {auth} is not available yet in fw; use {' or '.join([*ready, 'none'])}")
+        raise ScaffoldError(f"--auth {auth} is not available yet in fw; use {', '.join(ready)} or none")
     if auth not in auth_choices():
         raise ScaffoldError(f"--auth {auth!r} is not a choice: use one of {', '.join(auth_choices())}")
     return auth
@@ -111,6 +113,10 @@ def init_options(
     """Check every choice; the name defaults to the directory's, the auth mode to the preset's."""
     check_preset(preset)
     chosen_auth = check_auth(auth if auth is not None else default_auth(preset))
+    if chosen_auth in PASSKEY_MODES and preset != "web":
+        raise ScaffoldError(
+            f"--auth {chosen_auth} signs people in on browser pages (passkeys); use --preset web"
+        )
     if directory.exists() and not directory.is_dir():
         raise ScaffoldError(f"{directory} exists and is not a directory")
     if name is not None:

@@ -8,57 +8,106 @@ OpenAPI document) and ``.env.example`` come from fw's own tools once these exist
 from __future__ import annotations
 
 import fw.scaffold.templates as t
-from fw.scaffold.options import InitOptions
+from fw.auth.modes.base import DevIssuer
+from fw.auth.modes.registry import find_mode
+from fw.auth.passkey.script import passkey_script
+from fw.scaffold.options import PASSKEY_MODES, InitOptions
+
+#: Stands in for the development provider when asking a mode whether it would use one.
+_PROBE = DevIssuer("http://127.0.0.1", "probe", "probe")
+
+
+def uses_dev_provider(auth: str) -> bool:
+    """Whether ``fw dev`` should start the development identity provider for mode ``auth``."""
+    mode = find_mode(auth)
+    return mode is not None and mode.dev_environment(_PROBE) is not None
+
+
+def _main(options: InitOptions) -> str:
+    web = options.preset == "web"
+    frame = {"page_head": "", "page_end": ""}
+    if options.auth in PASSKEY_MODES:
+        other = t.OTHER_LOGIN_OIDC if options.auth == "oidc_passkey" else t.OTHER_LOGIN_BOOTSTRAP
+        body = t.render(t.MAIN_WEB_PASSKEY, {"other_login": other, "home_route": t.HOME_WITH_LOGIN})
+        frame = {"page_head": "{SCRIPTS}", "page_end": "<p id='message'></p>"}
+        imports = "\nimport html\nfrom pathlib import Path\n"
+    elif web:
+        login = t.render(t.MAIN_WEB_LOGIN, {"home_route": t.HOME_WITH_LOGIN})
+        body = login if options.browser_login else t.MAIN_WEB
+        imports = "\nimport html\n"
+    else:
+        body = t.MAIN_API_LOGIN if options.browser_login else t.MAIN_API
+        imports = ""
+    page = t.render(t.PAGE_FUNCTION, frame)
+    body = t.render(body, {"page_function": page})
+    return t.render(t.MAIN_HEAD, {"imports": imports}) + body + t.MAIN_TAIL
+
+
+def _config(options: InitOptions) -> str:
+    if options.auth == "oidc_only":
+        return t.CONFIG_HEAD + t.CONFIG_LOGIN
+    if options.auth in PASSKEY_MODES:
+        tail = t.CONFIG_OIDC_PASSKEY if options.auth == "oidc_passkey" else t.CONFIG_PASSKEY_ONLY
+        return t.CONFIG_HEAD + t.CONFIG_PASSKEY_HEAD + tail
+    return t.CONFIG_HEAD + ("" if options.preset == "web" else t.CONFIG_API_NO_LOGIN)
+
+
+def _tests(options: InitOptions) -> str:
+    auth = options.auth
+    if auth == "passkey_only":
+        imports, client, pieces = t.TEST_IMPORTS_PASSKEY, t.TEST_CLIENT_PASSKEY_ONLY, [t.TEST_PASSKEY_ONLY]
+    elif auth == "oidc_passkey":
+        pieces = [t.TEST_ACCOUNT_NEEDS_LOGIN, t.TEST_OIDC_PASSKEY]
+        imports, client = t.TEST_IMPORTS_PASSKEY, t.TEST_CLIENT_LOGIN
+    elif options.browser_login:
+        web = [t.TEST_ACCOUNT_NEEDS_LOGIN, t.TEST_WEB_LOGIN]
+        login_tests = web if options.preset == "web" else [t.TEST_API_LOGIN]
+        imports, client, pieces = t.TEST_IMPORTS_LOGIN, t.TEST_CLIENT_LOGIN, login_tests
+    else:
+        imports, client, pieces = t.TEST_IMPORTS_PLAIN, t.TEST_CLIENT_PLAIN, []
+    if auth in PASSKEY_MODES:
+        pieces.insert(0, t.TEST_PASSKEY_HELPERS)
+    return t.render(t.TEST_HEAD, {"imports": imports}) + client + t.TEST_COMMON + "".join(pieces)
+
+
+def _client(auth: str) -> str:
+    if auth == "none" or auth == "passkey_only":
+        return "TestClient"
+    return "fw.testing.BrowserClient"
 
 
 def source_files(options: InitOptions) -> dict[str, str]:
     """Relative path -> text of every hand-written file, in the order they are checked and written."""
     name = options.name
-    login = options.browser_login
     web = options.preset == "web"
     values = {
         "name": name,
         "NAME": name.upper(),
         "dist": name.replace("_", "-"),
+        "mode": options.auth,
         "protected": '"/account"' if web else '"/me"',
         "unauthenticated": "redirect" if web else "unauthorized",
-        "client": "fw.testing.BrowserClient" if login else "TestClient",
+        "client": _client(options.auth),
+        "login_href": "/login" if options.auth in PASSKEY_MODES else "/auth/login",
     }
-
-    pyproject = t.PYPROJECT + (t.PYPROJECT_DEV_IDP if login else "")
-    if web:
-        main_body = t.MAIN_WEB_LOGIN if login else t.MAIN_WEB
-    else:
-        main_body = t.MAIN_API_LOGIN if login else t.MAIN_API
-    main_imports = "\nimport html\n" if web else ""
-    main = t.render(t.MAIN_HEAD, {"imports": main_imports}) + main_body + t.MAIN_TAIL
-
-    config = t.CONFIG_HEAD
-    if login:
-        config += t.CONFIG_LOGIN
-    elif not web:
-        config += t.CONFIG_API_NO_LOGIN
-
-    test_imports = t.TEST_IMPORTS_LOGIN if login else t.TEST_IMPORTS_PLAIN
-    tests = t.render(t.TEST_HEAD, {"imports": test_imports})
-    tests += t.TEST_CLIENT_LOGIN if login else t.TEST_CLIENT_PLAIN
-    tests += t.TEST_COMMON
-    if login:
-        tests += t.TEST_WEB_LOGIN if web else t.TEST_API_LOGIN
-
+    pyproject = t.PYPROJECT + (t.PYPROJECT_DEV_IDP if uses_dev_provider(options.auth) else "")
     package = f"src/{name}"
     files = {
         "pyproject.toml": pyproject,
         ".gitignore": t.GITIGNORE,
-        "config.dev.toml": config,
+        "config.dev.toml": _config(options),
         f"{package}/__init__.py": t.PACKAGE_INIT,
         f"{package}/settings.py": t.SETTINGS,
-        f"{package}/main.py": main,
+        f"{package}/main.py": _main(options),
         f"{package}/handlers/__init__.py": t.HANDLERS_INIT,
         f"{package}/handlers/greetings.py": t.GREETINGS,
-        "tests/test_app.py": tests,
+        "tests/test_app.py": _tests(options),
     }
-    return {path: t.render(text, values) for path, text in files.items()}
+    rendered = {path: t.render(text, values) for path, text in files.items()}
+    if options.auth in PASSKEY_MODES:
+        # The very bytes fw serves at {auth.passkey.path}/passkey.js (never rendered: it is JavaScript).
+        rendered["public/passkey.js"] = passkey_script().decode("utf-8")
+    return rendered
 
 
 def generated_files(options: InitOptions) -> list[str]:

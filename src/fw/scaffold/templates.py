@@ -159,14 +159,17 @@ if __name__ == "__main__":
     fw.run(app)
 """
 
-MAIN_WEB = '''
-def _page(title: str, body: str) -> fw.HTMLResponse:
+#: Every web page's frame; ``{{page_head}}`` and ``{{page_end}}`` add scripts and a message line.
+PAGE_FUNCTION = """def _page(title: str, body: str) -> fw.HTMLResponse:
     return fw.HTMLResponse(
         "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
+        f"<title>{html.escape(title)}</title>{{page_head}}</head>"
+        f"<body><h1>{html.escape(title)}</h1>{body}{{page_end}}</body></html>"
     )
+"""
 
+MAIN_WEB = '''
+{{page_function}}
 
 def create_app() -> fw.App:
     """A new App with every route."""
@@ -185,32 +188,14 @@ def create_app() -> fw.App:
     return app
 '''
 
-MAIN_WEB_LOGIN = '''LOGOUT_FORM = (
-    "<form method='post' action='/auth/logout'>"
-    "<button type='submit'>Sign out</button></form>"
-)
-
-
-def _page(title: str, body: str) -> fw.HTMLResponse:
-    return fw.HTMLResponse(
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
-    )
-
-
-def create_app() -> fw.App:
-    """A new App with every route (``config.dev.toml`` protects ``/account``)."""
-    app = fw.App()
-    greetings.register(app)
-
-    @app.route("GET /{$}")
+#: The home page of a project with login: a greeting naming who is signed in, and the way in or out.
+HOME_WITH_LOGIN = """    @app.route("GET /{$}")
     async def home(request: fw.Request) -> fw.Response:
         settings = fw.config(Settings, request)
         user = fw.auth.user(request)
         who = "world" if user is None else (user.display_name or user.key)
         link = (
-            "<a id='login' href='/auth/login'>Sign in</a>"
+            "<a id='login' href='{{login_href}}'>Sign in</a>"
             if user is None
             else f"<a id='account' href='/account'>Your account</a>{LOGOUT_FORM}"
         )
@@ -218,7 +203,22 @@ def create_app() -> fw.App:
         page = _page("{{name}}", f"<p id='greeting'>{greeting}</p>{link}")
         max_age = int(settings.cache_for.total_seconds())
         page.headers["Cache-Control"] = f"private, max-age={max_age}"
-        return page
+        return page"""
+
+MAIN_WEB_LOGIN = '''LOGOUT_FORM = (
+    "<form method='post' action='/auth/logout'>"
+    "<button type='submit'>Sign out</button></form>"
+)
+
+
+{{page_function}}
+
+def create_app() -> fw.App:
+    """A new App with every route (``config.dev.toml`` protects ``/account``)."""
+    app = fw.App()
+    greetings.register(app)
+
+{{home_route}}
 
     @app.route("GET /account")
     async def account(request: fw.Request) -> fw.Response:
@@ -470,7 +470,7 @@ def test_a_bad_greeting_is_a_problem_naming_every_field(
     assert fields == {"name": "required", "excitement": "must be <= 5"}
 """
 
-TEST_WEB_LOGIN = """
+TEST_ACCOUNT_NEEDS_LOGIN = """
 
 def test_the_account_page_sends_anonymous_visitors_to_sign_in(
     client_for: Callable[..., fw.testing.BrowserClient],
@@ -478,7 +478,9 @@ def test_the_account_page_sends_anonymous_visitors_to_sign_in(
     response = client_for().get("/account", follow_redirects=False)
     assert response.status_code == 302
     assert response.headers["location"].startswith("/auth/login?next=")
+"""
 
+TEST_WEB_LOGIN = """
 
 def test_signing_in_with_the_development_provider_shows_the_account(
     client_for: Callable[..., fw.testing.BrowserClient],
@@ -510,4 +512,251 @@ def test_signing_in_with_the_development_provider_opens_me(
     me = client.get("/me")
     assert me.status_code == 200
     assert me.json()["name"] == "Alice Example"
+"""
+
+# --- passkey modes (web preset): a login page, passkey.js from public/, registration ---
+
+MAIN_WEB_PASSKEY = '''LOGOUT_FORM = (
+    "<form method='post' action='/auth/logout'>"
+    "<button type='submit' id='logout'>Sign out</button></form>"
+)
+#: fw init wrote public/passkey.js; fw serves the same script at /auth/passkey/passkey.js.
+PASSKEY_JS = Path(__file__).resolve().parents[2] / "public" / "passkey.js"
+#: passkey.js, and what the pages show when a ceremony is refused (the problem's detail).
+SCRIPTS = (
+    "<script src='/passkey.js' data-path='/auth/passkey'></script>"
+    "<script>function say(error) { document.getElementById('message').textContent ="
+    " (error && (error.detail || error.title || error.message)) || String(error); }</script>"
+)
+REGISTER = (
+    "<button id='register' onclick=\\"fwPasskey.register()"
+    ".then(function () { location.reload(); }, say)\\">Register a passkey</button>"
+)
+
+
+{{page_function}}
+
+def create_app() -> fw.App:
+    """A new App with every route (``config.dev.toml`` protects ``/account``)."""
+    app = fw.App()
+    greetings.register(app)
+
+    @app.route("GET /passkey.js")
+    async def passkey_js(request: fw.Request) -> fw.Response:
+        return fw.Response(PASSKEY_JS.read_bytes(), media_type="text/javascript; charset=utf-8")
+
+{{home_route}}
+
+    @app.route("GET /login")
+    async def login(request: fw.Request) -> fw.Response:
+        return _page(
+            "Sign in",
+            "<button id='passkey-login' onclick=\\"fwPasskey.login()"
+            ".then(function (done) { location.assign(done.landing); }, say)\\">"
+            "Sign in with a passkey</button>"{{other_login}},
+        )
+
+    @app.route("GET /account")
+    async def account(request: fw.Request) -> fw.Response:
+        user = fw.auth.user(request)
+        if user is None:  # only if /account leaves auth.protection.include
+            return fw.RedirectResponse("/login", status_code=302)
+        keys = await fw.auth.passkeys(user.account_id)
+        return _page(
+            "Your account",
+            f"<dl><dt>Name</dt><dd id='name'>{html.escape(user.display_name)}</dd>"
+            f"<dt>Passkeys</dt><dd id='passkeys'>{len(keys)}</dd></dl>"
+            f"{REGISTER}{LOGOUT_FORM}",
+        )
+
+    return app
+'''
+
+#: The second way in on the login page, per mode.
+OTHER_LOGIN_OIDC = """
+            "<p><a id='oidc-login' href='/auth/login'>Sign in with your identity provider</a></p>\""""
+
+OTHER_LOGIN_BOOTSTRAP = """
+            "<h2>First sign-in</h2><p>Enter the login ID and secret you were given.</p>"
+            "<input id='login-id' autocomplete='username'>"
+            "<input id='secret' type='password' autocomplete='one-time-code'>"
+            "<button id='bootstrap' onclick=\\"fwPasskey.bootstrap("
+            "document.getElementById('login-id').value, document.getElementById('secret').value)"
+            ".then(function () { location.assign('/account'); }, say)\\">"
+            "Register a passkey</button>\""""
+
+CONFIG_PASSKEY_HEAD = """
+# Browse http://localhost:8000, not 127.0.0.1: a passkey's RP ID is a domain, never an IP
+# address. In production rp_id is your domain and origins its https origin.
+[session]
+enabled = true
+backend = "rdb"
+
+[middleware.rdb]
+dsn = "sqlite:///{{name}}.sqlite3"
+
+[auth]
+enabled = true
+mode = "{{mode}}"
+protection.include = ["/account"]
+session.ttl = "24h"
+
+[auth.passkey]
+rp_id = "localhost"
+rp_name = "{{name}}"
+origins = ["http://localhost:8000"]
+"""
+
+CONFIG_OIDC_PASSKEY = """
+# The account comes from the OpenID provider; after signing in there once, people register a
+# passkey and use it from then on. `fw dev` starts a development identity provider and sets
+# AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET.
+[auth.oidc]
+issuer = "${AUTH_OIDC_ISSUER}"
+client_id = "${AUTH_OIDC_CLIENT_ID}"
+client_secret = "${AUTH_OIDC_CLIENT_SECRET}"
+allow_loopback_http = true
+scopes = ["profile", "email"]
+
+[auth.recovery]
+# Lost every passkey: sign in at the provider again and register a new one.
+policy = "oidc"
+"""
+
+CONFIG_PASSKEY_ONLY = """
+# No identity provider: an administrator issues a login ID and one-time secret
+# (await fw.auth.issue_bootstrap_credential("ada")), the person enters them on /login and
+# registers their first passkey.
+[auth.registration]
+policy = "administrator"
+
+[auth.recovery]
+policy = "administrator"
+"""
+
+TEST_IMPORTS_PASSKEY = """\
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import fw
+import fw.testing
+import pytest
+from fw.auth.passkey import passkey_script
+from fw.rdb.migrate import upgrade
+from fw.testing.passkeys import SoftAuthenticator
+from starlette.testclient import TestClient
+"""
+
+TEST_PASSKEY_HELPERS = '''
+
+ORIGIN = "http://localhost:8000"
+CEREMONIES = "/auth/passkey"
+
+
+def ceremony(client: TestClient, step: str, body: Any = None) -> Any:
+    """POST one passkey step as passkey.js does (JSON, the page's Origin); its JSON answer."""
+    response = client.post(f"{CEREMONIES}/{step}", json=body or {}, headers={"Origin": ORIGIN})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def register(client: TestClient, authenticator: SoftAuthenticator) -> Any:
+    options = ceremony(client, "register/begin")
+    return ceremony(client, "register/finish", authenticator.create(options))
+
+
+def passkey_login(client: TestClient, authenticator: SoftAuthenticator) -> Any:
+    options = ceremony(client, "login/begin")
+    return ceremony(client, "login/finish", authenticator.get(options))
+
+
+def logout(client: TestClient) -> int:
+    """Sign out as the page's logout form does; the status code."""
+    response = client.post("/auth/logout", headers={"Origin": ORIGIN}, follow_redirects=False)
+    return response.status_code
+
+
+def test_passkey_js_is_the_script_fw_serves(client_for: Callable[..., {{client}}]) -> None:
+    client = client_for()
+    copy = client.get("/passkey.js")
+    assert copy.status_code == 200
+    assert copy.content == passkey_script() == client.get(f"{CEREMONIES}/passkey.js").content
+'''
+
+TEST_CLIENT_PASSKEY_ONLY = '''
+
+@pytest.fixture
+def client_for(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+    """``client_for(VAR="value")``: a client on the page's origin, on a fresh App
+    configured from config.dev.toml, a migrated scratch database and these variables
+    (lifespan on: startup checks run). passkey_only needs no identity provider."""
+    dsn = f"sqlite:///{tmp_path / 'test.sqlite3'}"
+    asyncio.run(upgrade(dsn))
+    with contextlib.ExitStack() as stack:
+
+        def open_client(**env: str) -> TestClient:
+            layers = {"MIDDLEWARE_RDB_DSN": dsn, **env}
+            stack.enter_context(fw.testing.configured(toml=CONFIG, env=layers))
+            return stack.enter_context(TestClient(create_app(), base_url=ORIGIN))
+
+        yield open_client
+'''
+
+TEST_OIDC_PASSKEY = """
+
+def test_after_signing_in_at_the_provider_a_passkey_signs_in_alone(
+    client_for: Callable[..., fw.testing.BrowserClient],
+) -> None:
+    client = client_for()
+    client.login("alice")
+    authenticator = SoftAuthenticator(ORIGIN)
+    assert "credential_id" in register(client, authenticator)
+    assert "<dd id='passkeys'>1</dd>" in client.get("/account").text
+    assert logout(client) in (302, 303)
+    assert client.get("/account", follow_redirects=False).status_code == 302
+
+    assert passkey_login(client, authenticator) == {"landing": "/"}
+    page = client.get("/account")
+    assert page.status_code == 200
+    assert "Alice Example" in page.text
+"""
+
+TEST_PASSKEY_ONLY = """
+
+def test_the_account_page_sends_anonymous_visitors_to_sign_in(
+    client_for: Callable[..., TestClient],
+) -> None:
+    response = client_for().get("/account", follow_redirects=False)
+    assert response.status_code in (302, 401)
+
+
+def test_a_bootstrap_credential_registers_the_first_passkey_which_then_signs_in(
+    client_for: Callable[..., TestClient],
+) -> None:
+    client = client_for()
+    issued = asyncio.run(fw.auth.issue_bootstrap_credential("ada"))
+    body = {"login_id": issued.login_id, "secret": issued.secret}
+    assert ceremony(client, "bootstrap", body) == {"next": f"{CEREMONIES}/register/begin"}
+    authenticator = SoftAuthenticator(ORIGIN)
+    assert "credential_id" in register(client, authenticator)
+    assert "<dd id='passkeys'>1</dd>" in client.get("/account").text
+    assert logout(client) in (302, 303)
+
+    assert passkey_login(client, authenticator) == {"landing": "/"}
+    assert client.get("/account").status_code == 200
+
+
+def test_a_bootstrap_secret_is_spent_by_its_registration(
+    client_for: Callable[..., TestClient],
+) -> None:
+    client = client_for()
+    issued = asyncio.run(fw.auth.issue_bootstrap_credential("ada"))
+    body = {"login_id": issued.login_id, "secret": issued.secret}
+    ceremony(client, "bootstrap", body)
+    register(client, SoftAuthenticator(ORIGIN))
+    again = client.post(f"{CEREMONIES}/bootstrap", json=body, headers={"Origin": ORIGIN})
+    assert again.status_code == 403
 """

@@ -20,7 +20,7 @@ class OidcPasskeyMode(OidcOnlyMode):
 
     name = "oidc_passkey"
     tables = ("oidc", "passkey", "recovery", "registration", "shared_device")
-    scaffold = Scaffold(offered=True)
+    scaffold = Scaffold(offered=True, available=True)
 
     def check(self, settings: ModeSettings) -> None:
         auth = settings.auth

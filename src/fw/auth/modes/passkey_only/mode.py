@@ -29,7 +29,7 @@ class PasskeyOnlyMode:
     name = "passkey_only"
     browser = True
     tables = ("passkey", "bootstrap", "recovery", "registration", "shared_device")
-    scaffold = Scaffold(offered=True)
+    scaffold = Scaffold(offered=True, available=True)
 
     def check(self, settings: ModeSettings) -> None:
         auth = settings.auth
