@@ -132,10 +132,18 @@ def test_unusable_field_types_are_refused(
 def test_unparsable_defaults_are_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, annotation: str, message: str
 ) -> None:
+    field_refused(tmp_path, monkeypatch, annotation, message)
+
+
+def field_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, annotation: str, message: str) -> None:
+    """``C.bad: <annotation>`` fails generation with ``message``, naming file:line, class, field, key."""
     fails(
         tmp_path,
         monkeypatch,
         f"""
+        from typing import Literal
+
+
         @dataclass
         class C:
             bad: {annotation}
@@ -727,24 +735,7 @@ def test_one_key_reached_from_two_prefixes_is_refused(
 def test_unusable_choices_are_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, annotation: str, message: str
 ) -> None:
-    fails(
-        tmp_path,
-        monkeypatch,
-        f"""
-        from typing import Literal
-
-
-        @dataclass
-        class C:
-            bad: {annotation}
-
-
-        fw.register_config(C, "c")
-        """,
-        "bad:",
-        message,
-        "C.bad (c.bad)",
-    )
+    field_refused(tmp_path, monkeypatch, annotation, message)
 
 
 def test_a_trailing_comment_on_a_field_line_becomes_its_help(
