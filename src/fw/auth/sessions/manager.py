@@ -27,8 +27,13 @@ class SessionSummary:
     issuer: str
     key: str
     auth_time: int | None
-    #: How the person proved who they are at sign-in: ``"oidc"`` or ``"passkey"``.
+    #: How the person proved who they are at sign-in: ``"oidc"``, ``"passkey"`` or ``"oauth"``.
     method: str = "oidc"
+    #: ``oauth_only``: the provider's name, its user ID, and the handle and avatar at login time.
+    provider: str = ""
+    subject: str = ""
+    username: str = ""
+    avatar_url: str = ""
 
     def to_record(self) -> Record:
         return {
@@ -39,6 +44,10 @@ class SessionSummary:
             "key": self.key,
             "auth_time": self.auth_time,
             "method": self.method,
+            "provider": self.provider,
+            "subject": self.subject,
+            "username": self.username,
+            "avatar_url": self.avatar_url,
         }
 
     @classmethod
@@ -53,6 +62,10 @@ class SessionSummary:
                 key=str(record.get("key", "")),
                 auth_time=int(auth_time) if isinstance(auth_time, int) else None,
                 method=str(record.get("method", "oidc")),
+                provider=str(record.get("provider", "")),
+                subject=str(record.get("subject", "")),
+                username=str(record.get("username", "")),
+                avatar_url=str(record.get("avatar_url", "")),
             )
         except (KeyError, TypeError, ValueError):
             return None
