@@ -17,6 +17,9 @@ SESSION_COOKIE = "fw_session"
 RECONFIRM_COOKIE = "fw_reconfirm"
 
 
+_PROFILE_FIELDS = ("provider", "subject", "username", "avatar_url")
+
+
 @dataclass(frozen=True)
 class SessionSummary:
     """What a session remembers about its account: enough to answer ``fw.auth.user``."""
@@ -36,6 +39,8 @@ class SessionSummary:
     avatar_url: str = ""
 
     def to_record(self) -> Record:
+        # The oauth_only fields are written only when set: other modes' records stay as they were.
+        profile = {name: getattr(self, name) for name in _PROFILE_FIELDS if getattr(self, name)}
         return {
             "account_id": self.account_id,
             "display_name": self.display_name,
@@ -44,10 +49,7 @@ class SessionSummary:
             "key": self.key,
             "auth_time": self.auth_time,
             "method": self.method,
-            "provider": self.provider,
-            "subject": self.subject,
-            "username": self.username,
-            "avatar_url": self.avatar_url,
+            **profile,
         }
 
     @classmethod
