@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from auth_oidc.support import session_settings, to_toml
 
 import fw
 from auth_oauth.standin import CLIENT_ID, CLIENT_SECRET, StandIn, running_standin
-from auth_oidc.support import session_settings, to_toml
 from fw.testing import BrowserClient, configured
 
 
@@ -20,13 +20,21 @@ def standin() -> Iterator[StandIn]:
         yield running
 
 
-def oauth_layers(standin: StandIn, dsn: str, *, oauth: dict[str, Any] | None = None, **auth: Any) -> dict[str, Any]:
+def oauth_layers(
+    standin: StandIn, dsn: str, *, oauth: dict[str, Any] | None = None, **auth: Any
+) -> dict[str, Any]:
     """``configured(**...)`` arguments for a working ``oauth_only`` app with these changes."""
     table: dict[str, Any] = {"provider": "x", "client_id": CLIENT_ID, "allow_loopback_http": True}
     table.update(standin.endpoints)
     table.update(oauth or {})
     tables = {
-        "auth": {"enabled": True, "mode": "oauth_only", "protection": {"include": ["/private/"]}, **auth, "oauth": table},
+        "auth": {
+            "enabled": True,
+            "mode": "oauth_only",
+            "protection": {"include": ["/private/"]},
+            **auth,
+            "oauth": table,
+        },
         "session": session_settings(),
         "middleware": {"rdb": {"dsn": dsn}},
     }
@@ -43,7 +51,9 @@ def make_app() -> fw.App:
             return fw.JSONResponse({"signed_in": False})
         fields = ("account_id", "display_name", "email", "issuer", "key", "method", "auth_time")
         more = ("provider", "subject", "username", "avatar_url")
-        return fw.JSONResponse({"signed_in": True, **{name: getattr(user, name) for name in (*fields, *more)}})
+        return fw.JSONResponse(
+            {"signed_in": True, **{name: getattr(user, name) for name in (*fields, *more)}}
+        )
 
     @app.route("GET /private/{rest...}")
     async def private(request: fw.Request) -> fw.Response:

@@ -24,9 +24,15 @@ from starlette.routing import Route
 
 from fw.background import BackgroundServer
 
+VERIFIER_MISMATCH = "Value passed for the code verifier did not match the code challenge."
 CLIENT_ID = "x-client"
 CLIENT_SECRET = "x-secret"
-ALICE = {"id": "2244994945", "username": "alice", "name": "Alice A.", "profile_image_url": "https://pbs.example/a.jpg"}
+ALICE = {
+    "id": "2244994945",
+    "username": "alice",
+    "name": "Alice A.",
+    "profile_image_url": "https://pbs.example/a.jpg",
+}
 BOB = {"id": "783214", "username": "bob", "name": "Bob B.", "profile_image_url": "https://pbs.example/b.jpg"}
 
 
@@ -95,7 +101,8 @@ class StandIn:
         grant = self._codes.pop(seen.form.get("code", ""), None)
         if grant is None:
             return JSONResponse(
-                {"error": "invalid_grant", "error_description": "Value passed for the token was invalid."}, 400
+                {"error": "invalid_grant", "error_description": "Value passed for the token was invalid."},
+                400,
             )
         challenge, redirect_uri, who = grant
         digest = hashlib.sha256(seen.form.get("code_verifier", "").encode()).digest()
@@ -103,7 +110,7 @@ class StandIn:
             return JSONResponse(
                 {
                     "error": "invalid_request",
-                    "error_description": "Value passed for the code verifier did not match the code challenge.",
+                    "error_description": VERIFIER_MISMATCH,
                 },
                 400,
             )
@@ -113,7 +120,12 @@ class StandIn:
         self.issued.append(token)
         self._tokens[token] = who
         return JSONResponse(
-            {"token_type": "bearer", "expires_in": 7200, "access_token": token, "scope": "users.read tweet.read"}
+            {
+                "token_type": "bearer",
+                "expires_in": 7200,
+                "access_token": token,
+                "scope": "users.read tweet.read",
+            }
         )
 
     async def me(self, request: Request) -> Response:

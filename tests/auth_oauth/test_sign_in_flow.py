@@ -38,7 +38,9 @@ def test_the_authorization_request_carries_pkce_s256_state_and_the_default_scope
 ) -> None:
     client = browser()
     sent = client.get("/auth/login", follow_redirects=False)
-    assert sent.status_code == 302 and sent.headers["location"].startswith(standin.endpoints["authorization_endpoint"])
+    assert sent.status_code == 302 and sent.headers["location"].startswith(
+        standin.endpoints["authorization_endpoint"]
+    )
     client.get(sent.headers["location"], follow_redirects=True)
     [authorize] = standin.paths("/i/oauth2/authorize")
     query = authorize.query
@@ -81,7 +83,9 @@ def test_the_access_token_is_stored_nowhere_and_logged_nowhere(
     assert standin.paths("/2/oauth2/token")[0].form.get("scope") is None  # no refresh token asked for
 
 
-def test_the_account_link_is_the_provider_and_the_user_id(browser: Any, standin: StandIn, sqlite_dsn: str) -> None:
+def test_the_account_link_is_the_provider_and_the_user_id(
+    browser: Any, standin: StandIn, sqlite_dsn: str
+) -> None:
     client = browser()
     client.get("/auth/login", follow_redirects=True)
     first = client.get("/me").json()["account_id"]
@@ -127,5 +131,7 @@ def test_an_anonymous_request_to_a_protected_page_goes_through_login(browser: An
 def test_a_configured_redirect_url_is_sent_as_is(browser: Any, standin: StandIn) -> None:
     client = browser(oauth={"redirect_url": "http://localhost:8000/auth/callback"})
     client.get("/auth/login", follow_redirects=True)
-    assert standin.paths("/i/oauth2/authorize")[0].query["redirect_uri"] == "http://localhost:8000/auth/callback"
+    assert (
+        standin.paths("/i/oauth2/authorize")[0].query["redirect_uri"] == "http://localhost:8000/auth/callback"
+    )
     assert client.get("/me").json()["signed_in"]
