@@ -33,6 +33,7 @@ import os
 import time
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
@@ -179,36 +180,27 @@ class DynamoTable:
         item: Item | None = found.get("Item")
         return item
 
-    async def put(self, item: Item, condition: str = "", values: Item | None = None) -> bool:
-        """Write ``item``; ``False`` when ``condition`` did not hold."""
-        arguments: dict[str, Any] = {"TableName": self.name, "Item": item}
-        _conditioned(arguments, condition, values)
+    async def _holds(self, operation: str, arguments: dict[str, Any]) -> bool:
+        """Run a conditional write; whether its condition held (and so the write happened)."""
         try:
-            await self.call("put_item", **arguments)
+            await self.call(operation, TableName=self.name, **arguments)
         except _Refused:
             return False
         return True
 
+    async def put(self, item: Item, condition: str = "", values: Item | None = None) -> bool:
+        """Write ``item``; ``False`` when ``condition`` did not hold."""
+        return await self._holds("put_item", _conditioned({"Item": item}, condition, values))
+
     async def update(self, key: Item, expression: str, values: Item, condition: str = "") -> bool:
-        arguments: dict[str, Any] = {
-            "TableName": self.name,
-            "Key": key,
-            "UpdateExpression": expression,
-            "ExpressionAttributeValues": values,
-        }
-        _conditioned(arguments, condition, None)
-        try:
-            await self.call("update_item", **arguments)
-        except _Refused:
-            return False
-        return True
+        arguments = {"Key": key, "UpdateExpression": expression, "ExpressionAttributeValues": values}
+        return await self._holds("update_item", _conditioned(arguments, condition, None))
 
     async def delete(self, key: Item, condition: str = "", values: Item | None = None) -> Item | None:
         """Delete and return what was there (``None``: nothing, or ``condition`` did not hold)."""
-        arguments: dict[str, Any] = {"TableName": self.name, "Key": key, "ReturnValues": "ALL_OLD"}
-        _conditioned(arguments, condition, values)
+        arguments = _conditioned({"Key": key, "ReturnValues": "ALL_OLD"}, condition, values)
         try:
-            gone = await self.call("delete_item", **arguments)
+            gone = await self.call("delete_item", TableName=self.name, **arguments)
         except _Refused:
             return None
         item: Item | None = gone.get("Attributes")
@@ -264,11 +256,13 @@ class DynamoTable:
             await self._stack.aclose()
 
 
-def _conditioned(arguments: dict[str, Any], condition: str, values: Item | None) -> None:
+def _conditioned(arguments: dict[str, Any], condition: str, values: Item | None) -> dict[str, Any]:
+    """``arguments`` with the condition expression and its values added."""
     if condition:
         arguments["ConditionExpression"] = condition
     if values:
         arguments["ExpressionAttributeValues"] = {**arguments.get("ExpressionAttributeValues", {}), **values}
+    return arguments
 
 
 def _now() -> float:
@@ -816,24 +810,32 @@ async def create_table(settings: DynamoSettings) -> list[str]:
     return [*lines, f"DynamoDB table {table.name} is up to date"]
 
 
+@dataclass(eq=False)
 class DynamoStore:
-    """Every auth record in one DynamoDB table for ``[middleware.dynamo]``."""
+    """Every auth record in one DynamoDB table for ``[middleware.dynamo]``; each part shares its client."""
 
-    name = "dynamo"
-
-    def __init__(self, table: DynamoTable) -> None:
-        self.table = table
-        self.accounts = DynamoAccounts(table)
-        self.allowlist = DynamoAllowList(table)
-        self.revocations = DynamoRevocations(table)
-        self.ceremonies = DynamoCeremonies(table)
-        self.passkeys = DynamoPasskeys(table)
-        self.bootstrap = DynamoBootstrap(table)
+    table: DynamoTable
+    accounts: DynamoAccounts
+    allowlist: DynamoAllowList
+    revocations: DynamoRevocations
+    ceremonies: DynamoCeremonies
+    passkeys: DynamoPasskeys
+    bootstrap: DynamoBootstrap
+    name: str = "dynamo"
 
     @classmethod
     def open(cls, settings: DynamoSettings) -> DynamoStore:
         """A store whose client connects on first use (at startup, by :meth:`require`)."""
-        return cls(DynamoTable(settings))
+        table = DynamoTable(settings)
+        return cls(
+            table,
+            DynamoAccounts(table),
+            DynamoAllowList(table),
+            DynamoRevocations(table),
+            DynamoCeremonies(table),
+            DynamoPasskeys(table),
+            DynamoBootstrap(table),
+        )
 
     async def require(self, kinds: Iterable[str]) -> None:
         """Every kind lives in the one table: it must exist and have TTL enabled."""
