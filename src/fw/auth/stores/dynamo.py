@@ -759,7 +759,8 @@ async def require_table(table: DynamoTable, key: str = PREFIX_KEY) -> None:
         if "ResourceNotFoundException" in str(error):
             missing = f"DynamoDB table {table.name} does not exist; {MIGRATE_FIX}"
             raise StartupError(PREFIX_KEY, value, missing) from None
-        raise StartupError(key, value, f"DynamoDB cannot be reached ({error})") from None
+        where = table.settings.endpoint_url or "AWS"
+        raise StartupError(key, "dynamo", f"DynamoDB at {where} cannot be reached ({error})") from None
     described = ttl.get("TimeToLiveDescription", {})
     if described.get("TimeToLiveStatus") not in ("ENABLED", "ENABLING") or (
         described.get("AttributeName") != TTL_ATTRIBUTE
