@@ -41,13 +41,18 @@ def _build_1(v: Any) -> Any:
 
 
 def _classes_2() -> tuple[type, ...]:
-    return (_m0.MiddlewareSettings, _m0.RdbSettings,)
+    return (_m0.MiddlewareSettings, _m0.RdbSettings, _m0.DynamoSettings,)
 
 
 def _build_2(v: Any) -> Any:
     return _m0.MiddlewareSettings(
         rdb=_m0.RdbSettings(
             dsn=v['middleware.rdb.dsn'],
+        ),
+        dynamo=_m0.DynamoSettings(
+            region=v['middleware.dynamo.region'],
+            endpoint_url=v['middleware.dynamo.endpoint_url'],
+            table_prefix=v['middleware.dynamo.table_prefix'],
         ),
     )
 
@@ -208,16 +213,20 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:MiddlewareSettings': Loader(
         type_name='fw.settings:MiddlewareSettings',
-        fingerprint='655c9f4c510f12c36eef',
+        fingerprint='b18e1e90927ba90a1ea7',
         classes=_classes_2,
         build=_build_2,
         prefix='middleware',
         fields=(
             Field(key='middleware.rdb.dsn', kind='str', table='middleware.rdb', default='sqlite:///fw.sqlite3', env='MIDDLEWARE_RDB_DSN', opts=('--middleware-rdb-dsn',), secret='dsn', help='Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db'),
+            Field(key='middleware.dynamo.region', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_REGION', opts=('--middleware-dynamo-region',), help="AWS region of the table (empty: the AWS environment's region)"),
+            Field(key='middleware.dynamo.endpoint_url', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_ENDPOINT_URL', opts=('--middleware-dynamo-endpoint_url',), help='Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS)'),
+            Field(key='middleware.dynamo.table_prefix', kind='str', table='middleware.dynamo', default='fw_', env='MIDDLEWARE_DYNAMO_TABLE_PREFIX', opts=('--middleware-dynamo-table_prefix',), help='Prefix of the table name: every record lives in <prefix>records (created by fw migrate)'),
         ),
         tables=(
             ('middleware', ''),
             ('middleware.rdb', 'Relational storage shared by sessions, auth records and revocation'),
+            ('middleware.dynamo', 'DynamoDB for auth.backend or session.backend = dynamo; credentials from the AWS environment'),
         ),
     ),
     'fw.settings:AuthSettings': Loader(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -115,7 +116,30 @@ def cmd_migrate(project: Project, rest: list[str]) -> int:
     configuration.parse_config(rest)
     for line in asyncio.run(upgrade(application=application)):
         print(line)
+    for line in asyncio.run(_migrate_cloud_stores()):
+        print(line)
     return 0
+
+
+async def _migrate_cloud_stores() -> list[str]:
+    """Create the DynamoDB table (TTL enabled) when ``auth.backend`` or ``session.backend`` is dynamo."""
+    from fw.configuration import config
+    from fw.settings import AuthSettings, SessionSettings
+
+    backends: set[str] = set()
+    with contextlib.suppress(LookupError):
+        backends.add(config(AuthSettings).backend)
+    with contextlib.suppress(LookupError):
+        backends.add(config(SessionSettings).backend)
+    if "dynamo" not in backends:
+        return []
+    from fw.extras import require_extra
+
+    require_extra("dynamo", "auth.backend", "dynamo", "the dynamo backend")
+    from fw.auth.stores.dynamo import create_table
+    from fw.auth.stores.select import configured_dynamo
+
+    return await create_table(configured_dynamo())
 
 
 def cmd_init(_project: Project | None, rest: list[str]) -> int:

@@ -11,7 +11,7 @@ import importlib
 from fw.errors import StartupError
 
 #: extra -> the module it installs.
-EXTRAS = {"redis": "redis", "postgres": "asyncpg", "passkeys": "webauthn"}
+EXTRAS = {"redis": "redis", "postgres": "asyncpg", "passkeys": "webauthn", "dynamo": "aiobotocore"}
 
 
 def require_extra(extra: str, key: str, value: object, what: str) -> None:

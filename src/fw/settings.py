@@ -1,4 +1,4 @@
-"""The framework's own settings: ``[server]``, ``[session]``, ``[middleware.rdb]`` and ``[auth]``.
+"""The framework's own settings: ``[server]``, ``[session]``, ``[middleware.*]`` and ``[auth]``.
 
 They are declared exactly like an application's configuration and registered through the same
 mechanism, so they appear in the startup summary and the templates and obey the same layering.
@@ -61,8 +61,21 @@ class RdbSettings:
 
 
 @dataclass
+class DynamoSettings:
+    """DynamoDB for auth.backend or session.backend = dynamo; credentials from the AWS environment."""
+
+    #: AWS region of the table (empty: the AWS environment's region).
+    region: Annotated[str, default("")]
+    #: Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS).
+    endpoint_url: Annotated[str, default("")]
+    #: Prefix of the table name: every record lives in <prefix>records (created by fw migrate).
+    table_prefix: Annotated[str, default("fw_")]
+
+
+@dataclass
 class MiddlewareSettings:
     rdb: RdbSettings
+    dynamo: DynamoSettings
 
 
 @dataclass

@@ -222,7 +222,7 @@ def test_an_auth_backend_that_is_no_choice_is_refused_by_the_loader(
     assert refused.value.key == "auth.backend" and "'memcached' is not a choice" in str(refused.value)
 
 
-@pytest.mark.parametrize("backend", ["dynamo", "firestore"])
+@pytest.mark.parametrize("backend", ["firestore"])
 @pytest.mark.parametrize("revocation", ["off", "both"])
 async def test_an_auth_backend_fw_cannot_serve_refuses_to_start_instead_of_falling_back_to_sqlite(
     configure: Configure, issuer: LocalIssuer, tmp_path: Path, backend: str, revocation: str

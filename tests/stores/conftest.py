@@ -2,10 +2,11 @@
 
 ``backend`` is parametrized by engine, in the manner of a store test-suite: SQLite in a file of
 the test's own, PostgreSQL at ``FW_TEST_POSTGRES_DSN``, Redis at ``FW_TEST_REDIS_URL`` (each
-skipped with the reason when its variable is missing) and the sealed cookie. A new engine (DynamoDB,
-Firestore) joins by adding its fixture and its name to the engine lists below. Each test runs
-on exactly the engines that implement what it asks for: ``auth_store`` on the engines that keep
-the ``auth.backend`` records, ``backend`` and ``sessions`` on every engine that keeps sessions,
+skipped with the reason when its variable is missing), DynamoDB on a local moto server (a table of
+the test's own, created as ``fw migrate`` does) and the sealed cookie. A new engine (Firestore)
+joins by adding its fixture and its name to the engine lists below. Each test runs on exactly
+the engines that implement what it asks for: ``auth_store`` on the engines that keep the
+``auth.backend`` records, ``backend`` and ``sessions`` on every engine that keeps sessions,
 ``recalling_backend`` on those whose destroyed sessions are gone everywhere, ``server_backend`` on
 those with a server that can be missing.
 """
@@ -23,6 +24,7 @@ from fw.auth.stores import AuthStore, SessionStore
 from fw.auth.stores.cookie import CookieSessions
 from fw.auth.stores.rdb import RdbStore
 from fw.rdb.migrate import upgrade
+from fw.settings import DynamoSettings
 
 
 @dataclass
@@ -89,6 +91,28 @@ async def redis_backend(redis_url: str) -> AsyncIterator[Backend]:
         await store.close()
 
 
+def dynamo_settings(endpoint: str, prefix: str | None = None) -> DynamoSettings:
+    return DynamoSettings("us-east-1", endpoint, prefix or f"fw_test_{secrets.token_hex(4)}_")
+
+
+@pytest.fixture
+async def dynamo_backend(dynamo_endpoint: str, closed_loopback_url: str) -> AsyncIterator[Backend]:
+    from fw.auth.stores.dynamo import DynamoStore, create_table
+
+    settings = dynamo_settings(dynamo_endpoint)
+    await create_table(settings)
+    store = DynamoStore.open(settings)
+    closed = dynamo_settings(closed_loopback_url)
+    yield Backend(
+        "dynamo",
+        store,
+        store.sessions(),
+        lambda: DynamoStore.open(settings).sessions(),
+        lambda: DynamoStore.open(closed),
+    )
+    await store.close()
+
+
 @pytest.fixture
 def cookie_backend() -> Backend:
     secret = secrets.token_urlsafe(32)
@@ -97,13 +121,13 @@ def cookie_backend() -> Backend:
 
 
 #: Engines keeping the ``auth.backend`` records (accounts, allow-list, revocations, ceremonies...).
-AUTH_ENGINES = ["sqlite", "postgresql"]
+AUTH_ENGINES = ["sqlite", "postgresql", "dynamo"]
 #: Engines keeping browser sessions (``session.backend``).
-SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie"]
+SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie", "dynamo"]
 #: Session engines whose destroyed sessions are gone for every holder of the cookie.
-RECALLING_ENGINES = ["sqlite", "postgresql", "redis"]
+RECALLING_ENGINES = ["sqlite", "postgresql", "redis", "dynamo"]
 #: Engines with a server (or file) that can be missing.
-SERVER_ENGINES = ["sqlite", "postgresql", "redis"]
+SERVER_ENGINES = ["sqlite", "postgresql", "redis", "dynamo"]
 
 
 def _engine(request: pytest.FixtureRequest) -> Backend:

@@ -16,12 +16,12 @@ from fw.auth.stores.rdb import RdbStore
 from fw.auth.stores.records import RecordKind
 from fw.errors import StartupError
 from fw.extras import require_extra
-from fw.settings import SessionSettings
+from fw.settings import DynamoSettings, SessionSettings
 
-AUTH_BACKENDS = ("rdb",)
-SESSION_BACKENDS = ("rdb", "cookie", "redis")
+AUTH_BACKENDS = ("rdb", "dynamo")
+SESSION_BACKENDS = ("rdb", "cookie", "redis", "dynamo")
 #: Backends the specification names that this build of fw does not serve yet.
-PLANNED = ("dynamo", "firestore")
+PLANNED = ("firestore",)
 
 
 def _refusal(backend: str, served: Sequence[str]) -> str:
@@ -32,9 +32,11 @@ def _refusal(backend: str, served: Sequence[str]) -> str:
 
 
 def check_auth_backend(backend: str) -> None:
-    """Refuse an ``auth.backend`` value fw cannot serve."""
+    """Refuse an ``auth.backend`` value fw cannot serve, or whose extra is not installed."""
     if backend not in AUTH_BACKENDS:
         raise StartupError("auth.backend", backend, _refusal(backend, AUTH_BACKENDS))
+    if backend == "dynamo":
+        require_extra("dynamo", "auth.backend", backend, "the dynamo backend")
 
 
 def check_session_backend(backend: str) -> None:
@@ -43,15 +45,36 @@ def check_session_backend(backend: str) -> None:
         raise StartupError("session.backend", backend, _refusal(backend, SESSION_BACKENDS))
     if backend == "redis":
         require_extra("redis", "session.backend", backend, "the redis session backend")
+    if backend == "dynamo":
+        require_extra("dynamo", "session.backend", backend, "the dynamo session backend")
+
+
+def configured_dynamo() -> DynamoSettings:
+    """``[middleware.dynamo]`` from the parsed configuration (its defaults when not registered)."""
+    from fw.configuration import config
+    from fw.settings import MiddlewareSettings
+
+    try:
+        return config(MiddlewareSettings).dynamo
+    except LookupError:
+        return DynamoSettings(region="", endpoint_url="", table_prefix="fw_")
+
+
+def _open(backend: str, dsn: str) -> AuthStore:
+    if backend == "dynamo":
+        from fw.auth.stores.dynamo import DynamoStore
+
+        return DynamoStore.open(configured_dynamo())
+    return RdbStore.open(dsn)
 
 
 async def open_auth_store(backend: str, dsn: str, kinds: Iterable[RecordKind]) -> AuthStore:
     """The store ``auth.backend`` names, refusing to start unless each kind of record has its place.
 
-    ``dsn`` is ``[middleware.rdb] dsn`` (used by ``rdb``).
+    ``dsn`` is ``[middleware.rdb] dsn`` (used by ``rdb``); ``dynamo`` reads ``[middleware.dynamo]``.
     """
     check_auth_backend(backend)
-    store = RdbStore.open(dsn)
+    store = _open(backend, dsn)
     try:
         await store.require(kinds)
     except BaseException:
@@ -61,7 +84,8 @@ async def open_auth_store(backend: str, dsn: str, kinds: Iterable[RecordKind]) -
 
 
 def open_session_store(settings: SessionSettings, auth_store: AuthStore | None) -> SessionStore:
-    """The store ``session.backend`` names; ``rdb`` keeps sessions in the ``auth.backend`` store."""
+    """The store ``session.backend`` names; ``rdb`` keeps sessions in the ``auth.backend`` store, and
+    so does ``dynamo`` when ``auth.backend`` is ``dynamo`` too (one client, one table)."""
     backend = settings.backend
     check_session_backend(backend)
     if backend == "cookie":
@@ -72,6 +96,16 @@ def open_session_store(settings: SessionSettings, auth_store: AuthStore | None) 
         if not settings.redis_url:
             raise StartupError("session.redis_url", "", "the redis backend needs a Redis URL")
         return RedisSessions(settings.redis_url)
+    if backend == "dynamo":
+        if auth_store is not None and auth_store.name == "dynamo":
+            return auth_store.sessions()
+        from fw.auth.stores.dynamo import session_store
+
+        return session_store(configured_dynamo())
     if auth_store is None:
         raise StartupError("session.backend", backend, "the rdb backend needs [middleware.rdb] dsn")
+    if auth_store.name != "rdb":
+        raise StartupError(
+            "session.backend", backend, f"rdb sessions need auth.backend = rdb; use {auth_store.name}"
+        )
     return auth_store.sessions()
