@@ -110,8 +110,8 @@ class OidcSettings:
 
 @dataclass
 class OauthSettings:
-    #: The provider to sign in with.
-    provider: str
+    #: The provider to sign in with (required): x.
+    provider: Annotated[str, enum("x")]
     #: Client identifier registered at the provider.
     client_id: str
     #: Client secret registered at the provider.
@@ -131,8 +131,14 @@ class OauthSettings:
     claim: Claim
     #: Claims matched against the allow-list.
     registered_claims: str
-    #: Permits a request-relative redirect URL on loopback in development.
+    #: Permits a request-relative redirect URL and http endpoints on loopback in development.
     allow_loopback_http: Annotated[bool, default("false")]
+    #: Replaces the provider's authorization endpoint (a stand-in for tests and fw dev).
+    authorization_endpoint: str
+    #: Replaces the provider's token endpoint.
+    token_endpoint: Annotated[str, secret("show")]
+    #: Replaces the provider's own-user lookup endpoint.
+    user_endpoint: str
 
 
 @dataclass

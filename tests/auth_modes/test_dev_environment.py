@@ -23,12 +23,23 @@ OIDC = DevEnvironment(
     },
     defaults={"AUTH_OIDC_ALLOW_LOOPBACK_HTTP": "true"},
 )
+#: oauth_only talks to an X-shaped stand-in answering on X's own paths at the provider's origin.
+OAUTH = DevEnvironment(
+    values={
+        "AUTH_OAUTH_CLIENT_ID": ISSUER.client_id,
+        "AUTH_OAUTH_CLIENT_SECRET": ISSUER.client_secret,
+        "AUTH_OAUTH_AUTHORIZATION_ENDPOINT": f"{ISSUER.issuer}/i/oauth2/authorize",
+        "AUTH_OAUTH_TOKEN_ENDPOINT": f"{ISSUER.issuer}/2/oauth2/token",
+        "AUTH_OAUTH_USER_ENDPOINT": f"{ISSUER.issuer}/2/users/me?user.fields=profile_image_url",
+    },
+    defaults={"AUTH_OAUTH_PROVIDER": "x", "AUTH_OAUTH_ALLOW_LOOPBACK_HTTP": "true"},
+)
 
 
 @pytest.fixture
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """None of the injected variables set; whatever the test leaves behind is undone."""
-    for name in [*OIDC.values, *OIDC.defaults]:
+    for name in [*OIDC.values, *OIDC.defaults, *OAUTH.values, *OAUTH.defaults]:
         monkeypatch.delenv(name, raising=False)
     yield
 
@@ -39,6 +50,12 @@ def test_the_oidc_variables_are_those_the_configuration_reads() -> None:
     assert list(OIDC.defaults) == [ENV_OF["auth.oidc.allow_loopback_http"]]
 
 
+def test_the_oauth_variables_are_those_the_configuration_reads() -> None:
+    keys = ["client_id", "client_secret", "authorization_endpoint", "token_endpoint", "user_endpoint"]
+    assert list(OAUTH.values) == [ENV_OF[f"auth.oauth.{key}"] for key in keys]
+    assert list(OAUTH.defaults) == [ENV_OF["auth.oauth.provider"], ENV_OF["auth.oauth.allow_loopback_http"]]
+
+
 @pytest.mark.parametrize(
     ("mode", "expected"),
     [
@@ -46,7 +63,7 @@ def test_the_oidc_variables_are_those_the_configuration_reads() -> None:
         ("oidc_passkey", OIDC),
         ("jwt_only", None),
         ("passkey_only", None),
-        ("oauth_only", None),
+        ("oauth_only", OAUTH),
     ],
 )
 def test_each_mode_says_what_fw_dev_injects_for_it(mode: str, expected: DevEnvironment | None) -> None:
@@ -55,7 +72,9 @@ def test_each_mode_says_what_fw_dev_injects_for_it(mode: str, expected: DevEnvir
 
 
 def test_before_the_mode_is_known_fw_dev_offers_what_any_mode_would_get() -> None:
-    assert registry.offered_dev_environment(ISSUER) == OIDC
+    assert registry.offered_dev_environment(ISSUER) == DevEnvironment(
+        {**OIDC.values, **OAUTH.values}, {**OIDC.defaults, **OAUTH.defaults}
+    )
 
 
 @pytest.mark.parametrize(
@@ -83,8 +102,10 @@ def test_a_configuration_using_the_provider_keeps_it_and_its_variables(
     assert os.environ["AUTH_OIDC_ISSUER"] == ISSUER.issuer
     with configured(argv=["--auth-enabled", "--auth-mode=oidc_only"]):
         provider.settle(lambda: parses.append(True))
-    assert (stopped, parses) == ([], [])
+    # The other modes' variables offered before the mode was known are withdrawn, so it reads again.
+    assert (stopped, parses) == ([], [True])
     assert os.environ["AUTH_OIDC_CLIENT_SECRET"] == ISSUER.client_secret
+    assert not {name for name in OAUTH.values if name in os.environ}
     assert f"development identity provider at {ISSUER.issuer}" in capsys.readouterr().err
     provider.close()
     assert stopped == [True] and "AUTH_OIDC_ISSUER" not in os.environ
@@ -99,7 +120,7 @@ def test_a_configuration_not_using_the_provider_stops_it_and_reads_the_configura
     with configured(argv=["--auth-enabled", "--auth-mode=jwt_only"]):
         provider.settle(lambda: parses.append(True))
     assert (stopped, parses) == ([True], [True])
-    assert not {name for name in [*OIDC.values, *OIDC.defaults] if name in os.environ}
+    assert not {name for name in [*OIDC.values, *OIDC.defaults, *OAUTH.values] if name in os.environ}
     assert (
         "auth.mode = jwt_only does not sign in at the development identity provider"
         in capsys.readouterr().err

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
 import fw
+from auth_modes.sketch import SketchMode
 from fw.auth.modes import registry
-from fw.auth.modes.planned import OAUTH_ONLY
 from fw.testing import configured
 
 
@@ -34,7 +33,7 @@ def test_the_modes_fw_ships_are_registered_in_the_order_messages_list_them() -> 
 
 def test_another_mode_under_a_taken_name_is_refused() -> None:
     with pytest.raises(RuntimeError, match="already registered"):
-        fw.auth.register_mode(replace(OAUTH_ONLY, name="jwt_only"))
+        fw.auth.register_mode(SketchMode(name="jwt_only"))
 
 
 def test_registering_the_same_mode_again_is_harmless() -> None:
@@ -46,7 +45,7 @@ def test_registering_the_same_mode_again_is_harmless() -> None:
 @pytest.mark.parametrize("name", ["", "Door", "door-way", "9door"])
 def test_a_mode_name_is_a_lower_case_identifier(name: str) -> None:
     with pytest.raises(ValueError, match="mode name"):
-        fw.auth.register_mode(replace(OAUTH_ONLY, name=name))
+        fw.auth.register_mode(SketchMode(name=name))
 
 
 def test_each_table_belongs_to_the_modes_that_read_it() -> None:
@@ -66,21 +65,12 @@ def test_the_summary_filter_hides_exactly_the_tables_the_mode_does_not_read() ->
     assert registry.unread_tables({**values, "auth.mode": "magic"}) == []
 
 
-AVAILABLE_LATER = [
-    (
-        'mode = "oauth_only"\n[auth.oauth]\nprovider = "x"',
+def test_oauth_only_is_provided_its_own_checks_run_once_its_keys_are_set() -> None:
+    error = start(
+        '[auth]\nenabled = true\nmode = "oauth_only"\n[auth.oauth]\nprovider = "x"\n',
         {"AUTH_OAUTH_CLIENT_ID": "app", "AUTH_OAUTH_CLIENT_SECRET": "s3cret"},
-    ),
-]
-
-
-@pytest.mark.parametrize(("table", "env"), AVAILABLE_LATER, ids=["oauth_only"])
-def test_a_mode_the_spec_names_but_fw_does_not_provide_yet_is_refused_once_its_keys_are_set(
-    table: str, env: dict[str, str]
-) -> None:
-    error = start(f"[auth]\nenabled = true\n{table}\n", env)
-    assert error.key == "auth.mode"
-    assert error.fix == "this mode is not available in this installation of fw"
+    )
+    assert error.key == "session.enabled"
 
 
 def test_a_mode_not_provided_yet_still_checks_its_required_keys_first() -> None:

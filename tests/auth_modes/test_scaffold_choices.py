@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 import fw
+from auth_modes.sketch import SketchMode
 from fw.auth.modes import registry
 from fw.auth.modes.base import Scaffold
-from fw.auth.modes.planned import OAUTH_ONLY
 from fw.scaffold.options import (
     AUTH_CHOICES,
     DEFAULT_AUTH,
@@ -46,14 +44,14 @@ def test_a_mode_that_is_not_offered_says_why_in_its_own_words() -> None:
 
 def test_a_registered_mode_whose_scaffold_is_ready_becomes_a_choice_and_may_be_a_default() -> None:
     ready = Scaffold(offered=True, available=True, default_for=frozenset({"api"}))
-    fw.auth.register_mode(replace(OAUTH_ONLY, name="door", scaffold=ready))
+    fw.auth.register_mode(SketchMode(name="door", scaffold=ready))
     assert "door" in auth_choices() and "door" not in not_available()
     assert check_auth("door") == "door"
     assert default_auth("api") == "door" and default_auth("web") == "oidc_only"
 
 
 def test_a_registered_mode_offered_before_it_is_ready_is_not_available_yet() -> None:
-    fw.auth.register_mode(replace(OAUTH_ONLY, name="door"))
+    fw.auth.register_mode(SketchMode(name="door"))
     with pytest.raises(
         ScaffoldError,
         match="--auth door is not available yet in fw; use oidc_only, oidc_passkey, passkey_only or none",
@@ -62,6 +60,6 @@ def test_a_registered_mode_offered_before_it_is_ready_is_not_available_yet() -> 
 
 
 def test_a_registered_mode_without_a_scaffold_is_not_a_choice() -> None:
-    fw.auth.register_mode(replace(OAUTH_ONLY, name="door", scaffold=Scaffold()))
+    fw.auth.register_mode(SketchMode(name="door", scaffold=Scaffold()))
     with pytest.raises(ScaffoldError, match="--auth 'door' is not a choice"):
         check_auth("door")

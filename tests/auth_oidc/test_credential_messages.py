@@ -9,7 +9,7 @@ from fw._fw_config import LOADERS
 from fw.testing import configured
 
 OIDC = ["--auth-enabled", "--auth-mode=oidc_only"]
-OAUTH = ["--auth-enabled", "--auth-mode=oauth_only", "--auth-oauth-provider=github"]
+OAUTH = ["--auth-enabled", "--auth-mode=oauth_only", "--auth-oauth-provider=x"]
 ISSUER = "--auth-oidc-issuer=https://login.example"
 ENV_OF = {spec.key: spec.env for loader in LOADERS.values() for spec in loader.fields}
 

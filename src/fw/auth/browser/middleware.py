@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import quote, urlencode
 
 from starlette.datastructures import MutableHeaders
@@ -23,7 +23,7 @@ from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.user import User
 from fw.auth.caller import Authentication, record
 from fw.auth.protection import Protection
-from fw.auth.sessions.manager import SESSION_COOKIE, Sessions, SessionSummary
+from fw.auth.sessions.manager import SESSION_COOKIE, Sessions
 from fw.auth.stores.errors import StoreUnavailable
 from fw.problems import Problem
 
@@ -109,14 +109,10 @@ class BrowserSessionMiddleware:
                 await sessions.end(active.value)
                 cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
                 return None
-            fresh = SessionSummary(
-                account_id=summary.account_id,
+            fresh = replace(
+                summary,
                 display_name=account.display_name or summary.display_name,
                 email=account.email or summary.email,
-                issuer=summary.issuer,
-                key=summary.key,
-                auth_time=summary.auth_time,
-                method=summary.method,
             )
             if fresh != summary:
                 await sessions.refresh(active, fresh)
@@ -133,6 +129,10 @@ class BrowserSessionMiddleware:
             summary.key,
             method=summary.method,
             auth_time=summary.auth_time,
+            provider=summary.provider,
+            subject=summary.subject,
+            username=summary.username,
+            avatar_url=summary.avatar_url,
         )
 
     def _refuse(self, request: Request) -> Response:

@@ -7,6 +7,7 @@ business; this part never contacts it.
 from __future__ import annotations
 
 from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
 
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
@@ -36,3 +37,13 @@ async def sign_out(request: Request, sessions: Sessions) -> list[str]:
         expire_cookie(LOGIN_COOKIE, secure=secure),
         set_cookie(RECONFIRM_COOKIE, "1", secure=secure, max_age=RECONFIRM_LIFETIME),
     ]
+
+
+async def local_logout(request: Request, sessions: Sessions, target: str = "/") -> Response:
+    """The whole answer of a logout that ends only the local session: 303 to ``target``."""
+    cookies = await sign_out(request, sessions)
+    response = RedirectResponse(target, status_code=303)
+    for cookie in cookies:
+        response.headers.append("set-cookie", cookie)
+    response.headers["cache-control"] = "no-store"
+    return response

@@ -26,10 +26,17 @@ class User:
     email: str
     issuer: str
     key: str
-    #: How this session's sign-in was proved: ``"oidc"`` (the provider) or ``"passkey"``.
+    #: How this session's sign-in was proved: ``"oidc"`` (the provider), ``"passkey"`` or ``"oauth"``.
     method: str = "oidc"
     #: When that proof happened (UNIX time), ``None`` when the provider did not say.
     auth_time: int | None = None
+    #: ``oauth_only`` (empty elsewhere): the provider's name (``"x"``), the user's ID there (the
+    #: account link), and the handle (without @) and avatar URL copied at login (they go stale on
+    #: rename). ``email`` stays empty unless the account resolver supplies one.
+    provider: str = ""
+    subject: str = ""
+    username: str = ""
+    avatar_url: str = ""
 
 
 def user(request: HTTPConnection) -> User | None:

@@ -17,6 +17,9 @@ SESSION_COOKIE = "fw_session"
 RECONFIRM_COOKIE = "fw_reconfirm"
 
 
+_PROFILE_FIELDS = ("provider", "subject", "username", "avatar_url")
+
+
 @dataclass(frozen=True)
 class SessionSummary:
     """What a session remembers about its account: enough to answer ``fw.auth.user``."""
@@ -27,10 +30,17 @@ class SessionSummary:
     issuer: str
     key: str
     auth_time: int | None
-    #: How the person proved who they are at sign-in: ``"oidc"`` or ``"passkey"``.
+    #: How the person proved who they are at sign-in: ``"oidc"``, ``"passkey"`` or ``"oauth"``.
     method: str = "oidc"
+    #: ``oauth_only``: the provider's name, its user ID, and the handle and avatar at login time.
+    provider: str = ""
+    subject: str = ""
+    username: str = ""
+    avatar_url: str = ""
 
     def to_record(self) -> Record:
+        # The oauth_only fields are written only when set: other modes' records stay as they were.
+        profile = {name: getattr(self, name) for name in _PROFILE_FIELDS if getattr(self, name)}
         return {
             "account_id": self.account_id,
             "display_name": self.display_name,
@@ -39,6 +49,7 @@ class SessionSummary:
             "key": self.key,
             "auth_time": self.auth_time,
             "method": self.method,
+            **profile,
         }
 
     @classmethod
@@ -53,6 +64,10 @@ class SessionSummary:
                 key=str(record.get("key", "")),
                 auth_time=int(auth_time) if isinstance(auth_time, int) else None,
                 method=str(record.get("method", "oidc")),
+                provider=str(record.get("provider", "")),
+                subject=str(record.get("subject", "")),
+                username=str(record.get("username", "")),
+                avatar_url=str(record.get("avatar_url", "")),
             )
         except (KeyError, TypeError, ValueError):
             return None

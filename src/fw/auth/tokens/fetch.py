@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Container, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
@@ -28,6 +28,8 @@ class Answer:
 
     status: int
     content: bytes
+    #: The answer's headers (names lower-cased), for protocols that put facts there (rate limits).
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 async def fetch_bounded(
@@ -57,6 +59,7 @@ async def fetch_bounded(
             follow_redirects=False,
         ) as response:
             status = response.status_code
+            headers = {name.lower(): value for name, value in response.headers.items()}
             if response.is_redirect:
                 raise UnexpectedAnswer(
                     f"{url} answered a redirect (HTTP {status}); fw does not follow it", status
@@ -73,7 +76,7 @@ async def fetch_bounded(
                     raise UnexpectedAnswer(f"{url} answered more than {limit} bytes", status)
     except httpx2.HTTPError as error:
         raise Unreachable(url, error) from None
-    return Answer(status, bytes(body))
+    return Answer(status, bytes(body), headers)
 
 
 async def fetch_json(

@@ -1,0 +1,119 @@
+"""The ``oauth_only`` extension: its startup, its endpoints and the browser session middleware.
+
+Startup opens the ``auth.backend`` store (accounts, allow-list, and sessions when
+``session.backend`` is ``rdb``), the session store and the key sealing login state; any failure
+refuses the start with nothing left open. Logout ends only the local session: the provider
+offers no end-session endpoint, and its own session stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import httpx2
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+import fw.auth.runtime as runtime
+from fw.auth.accounts import AccountSeams, StoredAccounts
+from fw.auth.admission import build as build_admission
+from fw.auth.browser.answers import not_started
+from fw.auth.browser.login_state import LoginStates
+from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
+from fw.auth.browser.origins import Origins
+from fw.auth.browser.signout import local_logout
+from fw.auth.browser.stores import BrowserStores, open_browser_stores
+from fw.auth.modes.base import ModeSettings
+from fw.auth.modes.oauth_only.login import OauthLogin
+from fw.auth.modes.oauth_only.settings import configured_provider
+from fw.auth.modes.oauth_only.started import Started
+from fw.auth.protection import Protection
+from fw.auth.sessions.manager import Sessions
+from fw.problems import Problem
+
+#: The provider answers within seconds or the browser waiting on the callback is told so.
+PROVIDER_TIMEOUT = 10.0
+
+
+class OauthOnly:
+    """The ``oauth_only`` extension plugged into the App."""
+
+    def __init__(self, settings: ModeSettings, *, http: httpx2.AsyncClient | None = None) -> None:
+        self.settings = settings
+        auth = self.auth = settings.auth
+        self.provider = configured_provider(auth.oauth)
+        self._http = http
+        self.accounts = AccountSeams(settings.app)
+        self.stores: BrowserStores | None = None
+        self.started: Started | None = None
+        self._lent: runtime.RunningAuth | None = None
+        self.origins = Origins(
+            "auth.oauth.redirect_url",
+            auth.oauth.redirect_url,
+            auth.callback_path,
+            auth.oauth.allow_loopback_http,
+        )
+        self.login = OauthLogin(auth, self.provider, self.origins, self._started)
+        self.browser = BrowserAuth(
+            sessions=lambda: self._started().sessions,
+            accounts=self.accounts,
+            protection=Protection.from_patterns(auth.protection.include, auth.protection.exclude),
+            login_path=auth.login_path,
+            unauthenticated=auth.protection.unauthenticated,
+            exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path}),
+        )
+
+    # Extension protocol.
+    def routes(self) -> Sequence[BaseRoute]:
+        return [
+            Route(self.auth.login_path, self.login.login, methods=["GET"]),
+            Route(self.auth.callback_path, self.login.callback, methods=["GET"]),
+            Route(self.auth.logout_path, self.logout, methods=["POST"]),
+        ]
+
+    def middleware(self) -> Sequence[Middleware]:
+        return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
+
+    async def startup(self) -> None:
+        stores = self.stores = await open_browser_stores(
+            self.auth.backend, self.settings.rdb.dsn, self.settings.session, ["accounts", "allowlist"]
+        )
+        self.accounts.default = StoredAccounts(stores.auth.accounts)
+        self.started = Started(
+            http=self._http or httpx2.AsyncClient(timeout=PROVIDER_TIMEOUT),
+            sessions=Sessions(
+                stores.sessions,
+                ttl=self.auth.session.ttl.total_seconds(),
+                idle_timeout=self.auth.session.idle_timeout.total_seconds(),
+            ),
+            logins=LoginStates(stores.shared_key),
+            admission=build_admission(self.auth.oauth, stores.auth.allowlist),
+            accounts=self.accounts,
+        )
+        self._lent = runtime.RunningAuth(self.settings.app, stores.auth, self.auth)
+        runtime.start(self._lent)
+
+    async def shutdown(self) -> None:
+        started, self.started = self.started, None
+        if self._lent is not None:
+            runtime.stop(self._lent)
+            self._lent = None
+        if started is not None and self._http is None:
+            await started.http.aclose()
+        stores, self.stores = self.stores, None
+        self.accounts.default = None
+        if stores is not None:
+            await stores.close()
+
+    async def logout(self, request: Request) -> Response:
+        """``POST logout_path``: a same-origin POST ends the local session; the provider's stays."""
+        if self.origins.cross_origin(request):
+            raise Problem("cross-origin logout refused", status=403, code="cross_origin")
+        return await local_logout(request, self._started().sessions)
+
+    def _started(self) -> Started:
+        if self.started is None:
+            raise not_started()
+        return self.started
