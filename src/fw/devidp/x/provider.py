@@ -37,6 +37,10 @@ from fw.devidp.x.model import KNOWN_SCOPES, XState, XTokenGrant, XUser
 AUTHORIZE_PATH = "/i/oauth2/authorize"
 TOKEN_PATH = "/2/oauth2/token"
 USER_PATH = "/2/users/me"
+AVATAR_PREFIX = "/profile_images/"
+#: Every path the stand-in answers (to serve it next to another application).
+STANDIN_PATHS = frozenset({AUTHORIZE_PATH, TOKEN_PATH, USER_PATH})
+STANDIN_PREFIXES = (AVATAR_PREFIX,)
 #: X's access tokens live two hours.
 TOKEN_LIFETIME = 7200
 #: The scopes ``GET /2/users/me`` needs at X.
@@ -70,7 +74,7 @@ class XProvider:
                 Route(AUTHORIZE_PATH, self.authorize, methods=["GET", "POST"]),
                 Route(TOKEN_PATH, self.token, methods=["POST"]),
                 Route(USER_PATH, self.me, methods=["GET"]),
-                Route("/profile_images/{user_id}.svg", self.avatar, methods=["GET"]),
+                Route(AVATAR_PREFIX + "{user_id}.svg", self.avatar, methods=["GET"]),
             ]
         )
         self.asgi = LoopbackOnly(self.app, FOOTER)
@@ -89,7 +93,7 @@ class XProvider:
         return f"{self.origin}{USER_PATH}?user.fields=profile_image_url"
 
     def profile_image_url(self, user: XUser) -> str:
-        return user.profile_image_url or f"{self.origin}/profile_images/{quote(user.id)}.svg"
+        return user.profile_image_url or f"{self.origin}{AVATAR_PREFIX}{quote(user.id)}.svg"
 
     # Authorization endpoint.
     async def authorize(self, request: Request) -> Response:
