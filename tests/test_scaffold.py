@@ -141,7 +141,8 @@ def test_browser_login_config_keeps_secrets_out_and_durations_quoted(
         if auth == "oauth_only":
             assert auth_table["oauth"]["provider"] == "x"
             assert auth_table["oauth"]["client_secret"] == "${AUTH_OAUTH_CLIENT_SECRET}"
-            assert not {"authorization_endpoint", "token_endpoint", "user_endpoint"} & set(auth_table["oauth"])
+            endpoints = {"authorization_endpoint", "token_endpoint", "user_endpoint"}
+            assert not endpoints & set(auth_table["oauth"])  # X's own unless fw dev injects them
         else:
             assert "oauth" not in auth_table
 
@@ -238,7 +239,7 @@ def test_modes_fw_does_not_implement_yet_are_refused(
     mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     offered_only = SimpleNamespace(name=mode, scaffold=Scaffold(offered=True))
-    monkeypatch.setitem(registry._modes, mode, offered_only)  # noqa: SLF001 (gone after the test)
+    monkeypatch.setitem(registry._modes, mode, offered_only)  # undone after the test
     line = _refusal(capsys, ["init", str(tmp_path / "svc"), "--auth", mode])
     assert f"--auth {mode} is not available yet" in line
     assert not (tmp_path / "svc").exists()

@@ -353,7 +353,9 @@ allow_loopback_http = true
 #: What differs between an OpenID Connect and an X project's pages, tests and fw dev note.
 LOGIN_VALUES = {
     "oidc": {
-        "account_detail": """            f"<dt>E-mail</dt><dd id='email'>{html.escape(user.email)}</dd></dl>\"""",
+        "account_detail": (
+            """            f"<dt>E-mail</dt><dd id='email'>{html.escape(user.email)}</dd></dl>\""""
+        ),
         "me_detail": """                "email": user.email,""",
         "dev_variables": "AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET",
         "provider_class": "TestIdentityProvider",
@@ -362,9 +364,15 @@ LOGIN_VALUES = {
         "provider_prefix": "AUTH_OIDC_",
     },
     "oauth": {
-        "account_detail": """            f"<dt>Username</dt><dd id='username'>@{html.escape(user.username)}</dd></dl>\"""",
+        "account_detail": (
+            """            f"<dt>Username</dt>"\n"""
+            """            f"<dd id='username'>@{html.escape(user.username)}</dd></dl>\""""
+        ),
         "me_detail": """                "username": user.username,""",
-        "dev_variables": "AUTH_OAUTH_CLIENT_ID, AUTH_OAUTH_CLIENT_SECRET and the three endpoints of\n# its X-shaped stand-in",
+        "dev_variables": (
+            "AUTH_OAUTH_CLIENT_ID, AUTH_OAUTH_CLIENT_SECRET and the three endpoints of\n"
+            "# its X-shaped stand-in"
+        ),
         "provider_class": "TestOAuthProvider",
         "provider_factory": "oauth_provider",
         "provider_doc": "The X-shaped stand-in",
