@@ -54,7 +54,15 @@ async def sign_in_profile(
     pending: PendingLogin,
 ) -> dict[str, Any]:
     """Redeem ``code`` and return the signed-in user's claims; the access token goes no further."""
-    access_token = await _redeem(http, provider, client_id, client_secret, code, pending)
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": pending.redirect_uri,
+        "code_verifier": pending.code_verifier,
+    }
+    # RFC 6749 2.3.1: both parts are form-urlencoded before the Basic encoding.
+    client = httpx2.BasicAuth(quote(client_id, safe=""), quote(client_secret, safe=""))
+    access_token = await _redeem(http, provider, form, client)
     return await _profile(http, provider, access_token)
 
 
@@ -75,22 +83,9 @@ def _json(answer: Answer) -> Any:
 
 
 async def _redeem(
-    http: httpx2.AsyncClient,
-    provider: OauthProvider,
-    client_id: str,
-    client_secret: str,
-    code: str,
-    pending: PendingLogin,
+    http: httpx2.AsyncClient, provider: OauthProvider, form: dict[str, str], client: httpx2.BasicAuth
 ) -> str:
-    form = {
-        "grant_type": "authorization_code",
-        "code": code,
-        "redirect_uri": pending.redirect_uri,
-        "code_verifier": pending.code_verifier,
-    }
-    # RFC 6749 2.3.1: both parts are form-urlencoded before the Basic encoding.
-    auth = httpx2.BasicAuth(quote(client_id, safe=""), quote(client_secret, safe=""))
-    answer = await _send(http, "POST", provider.token_endpoint, data=form, auth=auth)
+    answer = await _send(http, "POST", provider.token_endpoint, data=form, auth=client)
     body = _json(answer)
     if isinstance(body, dict) and isinstance(body.get("error"), str):
         raise ProviderRefused(body["error"][:64], str(body.get("error_description") or "")[:256])

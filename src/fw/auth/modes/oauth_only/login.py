@@ -18,15 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fw.auth.accounts import Identity
+from fw.auth.browser import attempts
 from fw.auth.browser.answers import login_failed, provider_unavailable
-from fw.auth.browser.attempts import (
-    check_callback,
-    foreign_state,
-    no_attempt,
-    return_target,
-    send_to_provider,
-    take_callback,
-)
 from fw.auth.browser.completion import admit, land_signed_in, resolve_account
 from fw.auth.browser.login_state import LOGIN_LIFETIME, LoginAttempt
 from fw.auth.browser.origins import Origins
@@ -62,7 +55,7 @@ class OauthLogin:
         self.started = started
 
     async def login(self, request: Request) -> Response:
-        target = return_target(request, self.auth.post_login_path)
+        target = attempts.return_target(request, self.auth.post_login_path)
         redirect_uri = self.origins.redirect_uri_for(request)
         pending = PendingLogin.new(redirect_uri)
         attempt = LoginAttempt(
@@ -76,20 +69,20 @@ class OauthLogin:
         url = authorization_url(
             self.provider, client_id=self.oauth.client_id, pending=pending, scopes=self.oauth.scopes
         )
-        return send_to_provider(request, self.started().logins, attempt, url)
+        return attempts.send_to_provider(request, self.started().logins, attempt, url)
 
     async def callback(self, request: Request) -> Response:
         async def finish(attempt: LoginAttempt | None, any_pending: bool) -> Response:
             return await self._finish(request, attempt, any_pending)
 
-        return await take_callback(request, self.started().logins, finish)
+        return await attempts.take_callback(request, self.started().logins, finish)
 
     async def _finish(self, request: Request, attempt: LoginAttempt | None, any_pending: bool) -> Response:
         if not any_pending:
-            raise no_attempt(self.auth.login_path)
+            raise attempts.no_attempt(self.auth.login_path)
         if attempt is None:
-            raise foreign_state()
-        code = check_callback(request.query_params)
+            raise attempts.foreign_state()
+        code = attempts.check_callback(request.query_params)
         started = self.started()
         pending = PendingLogin(
             state=attempt.state, nonce="", code_verifier=attempt.verifier, redirect_uri=attempt.redirect_uri

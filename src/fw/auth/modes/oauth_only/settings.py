@@ -13,12 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fw.auth.admission import registered_claim_names
-from fw.auth.browser.rules import (
-    check_redirect_url,
-    check_session_lifetimes,
-    check_stores,
-    redirect_url_advisories,
-)
+from fw.auth.browser import rules as browser_rules
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings
 from fw.auth.modes.rules import (
     check_admission,
@@ -60,8 +55,8 @@ def check_oauth_only(settings: ModeSettings) -> None:
         problem = transport_problem(url, allow_loopback_http=oauth.allow_loopback_http) if url else None
         if problem:
             raise StartupError(f"auth.oauth.{name}", url, f"the endpoint {problem}")
-    check_stores(auth, settings.session)
-    check_redirect_url("auth.oauth.redirect_url", oauth.redirect_url, oauth.allow_loopback_http)
+    browser_rules.check_stores(auth, settings.session)
+    browser_rules.check_redirect_url("auth.oauth.redirect_url", oauth.redirect_url, oauth.allow_loopback_http)
     check_admission("auth.oauth", oauth, auto_provision=oauth.auto_provision)
     check_identity_claim("auth.oauth", oauth.identity_claim)
     check_scope_entries("auth.oauth.scopes", oauth.scopes)
@@ -83,11 +78,11 @@ def check_oauth_only(settings: ModeSettings) -> None:
             raise StartupError(
                 key, claim, f"the provider {oauth.provider} reports only these claims: {', '.join(reported)}"
             )
-    check_session_lifetimes(auth)
+    browser_rules.check_session_lifetimes(auth)
 
 
 def oauth_advisories(values: Mapping[str, Any], app_env: str) -> list[Advisory]:
-    return redirect_url_advisories("auth.oauth", values, app_env)
+    return browser_rules.redirect_url_advisories("auth.oauth", values, app_env)
 
 
 def oauth_dev_environment(issuer: DevIssuer) -> DevEnvironment:
