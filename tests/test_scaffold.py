@@ -10,9 +10,12 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from fw.auth.modes import registry
+from fw.auth.modes.base import Scaffold
 from fw.auth.passkey import passkey_script
 from fw.cli import main
 from fw.generate import is_stale
@@ -28,10 +31,14 @@ CHOICES = {
     ("api", "oidc_only"): "api_login",
     ("web", "oidc_passkey"): "web_passkey",
     ("web", "passkey_only"): "web_passkey_only",
+    ("web", "oauth_only"): "web_oauth",
+    ("api", "oauth_only"): "api_oauth",
 }
 PASSKEY_MODES = ("oidc_passkey", "passkey_only")
 #: The modes that sign in at an OpenID provider (fw dev starts the development provider).
 PROVIDER_MODES = ("oidc_only", "oidc_passkey")
+#: The modes fw dev serves a development provider for: the OpenID ones and X's stand-in.
+DEV_PROVIDER_MODES = (*PROVIDER_MODES, "oauth_only")
 SUBPROCESS_TIMEOUT = 300
 
 
@@ -106,7 +113,7 @@ def test_the_tool_table_points_at_the_app_and_its_generated_directories(
         assert tool["fw"]["generate"] == {"handlers": [f"src/{name}/handlers"], "config": [f"src/{name}"]}
         assert tool["pytest"]["ini_options"]["pythonpath"] == ["src"]
         dev_idp = tool["fw"].get("dev", {}).get("idp", {}).get("enabled", False)
-        assert dev_idp is (auth in PROVIDER_MODES)
+        assert dev_idp is (auth in DEV_PROVIDER_MODES)
 
 
 def test_browser_login_config_keeps_secrets_out_and_durations_quoted(
@@ -131,6 +138,13 @@ def test_browser_login_config_keeps_secrets_out_and_durations_quoted(
             assert auth_table["oidc"]["issuer"] == "${AUTH_OIDC_ISSUER}"
         else:
             assert "oidc" not in auth_table
+        if auth == "oauth_only":
+            assert auth_table["oauth"]["provider"] == "x"
+            assert auth_table["oauth"]["client_secret"] == "${AUTH_OAUTH_CLIENT_SECRET}"
+            endpoints = {"authorization_endpoint", "token_endpoint", "user_endpoint"}
+            assert not endpoints & set(auth_table["oauth"])  # X's own unless fw dev injects them
+        else:
+            assert "oauth" not in auth_table
 
 
 def test_the_env_example_lists_what_to_set_and_comments_out_what_the_file_gives(
@@ -141,7 +155,9 @@ def test_the_env_example_lists_what_to_set_and_comments_out_what_the_file_gives(
         upper = root.name.replace("-", "_").upper()
         assert f"# {upper}_GREETING=Hello" in text.splitlines()
         assignments = [line for line in text.splitlines() if line and not line.startswith("#")]
-        if auth not in PROVIDER_MODES:
+        if auth == "oauth_only":
+            assert assignments == ["AUTH_OAUTH_CLIENT_ID=", "AUTH_OAUTH_CLIENT_SECRET="]
+        elif auth not in PROVIDER_MODES:
             assert assignments == []
         else:
             assert assignments == ["AUTH_OIDC_CLIENT_ID=", "AUTH_OIDC_CLIENT_SECRET=", "AUTH_OIDC_ISSUER="]
@@ -173,7 +189,7 @@ def test_each_project_imports_its_app_and_passes_its_own_tests(
         sources,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "29 passed" in run.stdout
+    assert "39 passed" in run.stdout
 
 
 # Refusals: one line on stderr, exit status 1, nothing written.
@@ -218,10 +234,12 @@ def test_jwt_only_is_refused_with_the_reason(tmp_path: Path, capsys: pytest.Capt
     assert not (tmp_path / "svc").exists()
 
 
-@pytest.mark.parametrize("mode", ["oauth_only"])
+@pytest.mark.parametrize("mode", ["later_mode"])
 def test_modes_fw_does_not_implement_yet_are_refused(
-    mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    offered_only = SimpleNamespace(name=mode, scaffold=Scaffold(offered=True))
+    monkeypatch.setitem(registry._modes, mode, offered_only)  # undone after the test
     line = _refusal(capsys, ["init", str(tmp_path / "svc"), "--auth", mode])
     assert f"--auth {mode} is not available yet" in line
     assert not (tmp_path / "svc").exists()

@@ -1,8 +1,10 @@
 """``fw dev``: apply migrations, start the development identity provider if asked, then serve.
 
-The provider gets a fresh client registration each run. What reaches the application is what
+The provider (the OpenID provider, with the X-shaped stand-in on X's paths at the same origin:
+:mod:`fw.devidp.both`) gets a fresh client registration each run. What reaches the application is what
 the configured mode asks for (:meth:`fw.auth.Mode.dev_environment`): for ``oidc_only``,
-``AUTH_OIDC_ISSUER`` / ``AUTH_OIDC_CLIENT_ID`` / ``AUTH_OIDC_CLIENT_SECRET``, exactly the
+``AUTH_OIDC_ISSUER`` / ``AUTH_OIDC_CLIENT_ID`` / ``AUTH_OIDC_CLIENT_SECRET``, for ``oauth_only``
+``AUTH_OAUTH_CLIENT_ID`` / ``AUTH_OAUTH_CLIENT_SECRET`` and the three endpoints, exactly the
 variables a deployment sets for a real provider. Which mode is configured is known only once
 the configuration is read, and reading it may need those very variables (``${AUTH_OIDC_ISSUER}``
 in the file), so the first read sees what any mode would get; then the configured mode keeps
@@ -101,12 +103,13 @@ class _DevProvider:
 
 
 def _start_provider() -> _DevProvider:
-    from fw.devidp import DevClient, RunningProvider
+    from fw.devidp import DevClient
+    from fw.devidp.both import RunningDevProviders
 
     secret = secrets.token_urlsafe(24)
     clients = [DevClient(DEV_CLIENT_ID, secret), DevClient("fw-dev-device")]
-    running = RunningProvider(clients=clients).start()
-    return _DevProvider(DevIssuer(running.issuer, DEV_CLIENT_ID, secret), running.stop)
+    running = RunningDevProviders(clients=clients).start()
+    return _DevProvider(DevIssuer(running.origin, DEV_CLIENT_ID, secret), running.stop)
 
 
 def run_dev(project: Project, argv: Sequence[str], import_app: Callable[[Project], object]) -> int:

@@ -29,7 +29,7 @@ def test_the_choices_of_this_installation_come_from_the_registered_modes() -> No
     assert (
         auth_choices() == AUTH_CHOICES == ("none", "oidc_only", "oidc_passkey", "passkey_only", "oauth_only")
     )
-    assert not_available() == NOT_AVAILABLE == {"oauth_only"}
+    assert not_available() == NOT_AVAILABLE == frozenset()
     assert DEFAULT_AUTH == {"web": "oidc_only", "api": "none"}
 
 
@@ -54,7 +54,10 @@ def test_a_registered_mode_offered_before_it_is_ready_is_not_available_yet() -> 
     fw.auth.register_mode(SketchMode(name="door"))
     with pytest.raises(
         ScaffoldError,
-        match="--auth door is not available yet in fw; use oidc_only, oidc_passkey, passkey_only or none",
+        match=(
+            "--auth door is not available yet in fw; "
+            "use oidc_only, oidc_passkey, passkey_only, oauth_only or none"
+        ),
     ):
         check_auth("door")
 

@@ -132,3 +132,26 @@ def test_it_refuses_to_run_outside_app_env_dev(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("APP_ENV", "prod")
     with pytest.raises(NotLoopbackError, match="APP_ENV"):
         RunningProvider()
+
+
+def test_fw_dev_serves_the_x_stand_in_on_x_paths_next_to_the_openid_provider() -> None:
+    from fw.devidp import DevClient
+    from fw.devidp.both import RunningDevProviders
+
+    with RunningDevProviders(clients=[DevClient("fw-dev-app", "s3cret")]) as running:
+        origin = running.origin
+        assert httpx2.get(f"{origin}/.well-known/openid-configuration").json()["issuer"] == origin
+        params = {
+            "response_type": "code",
+            "client_id": "fw-dev-app",
+            "redirect_uri": "http://127.0.0.1:8000/auth/callback",
+            "scope": "users.read tweet.read",
+            "state": "s",
+            "code_challenge": challenge("v" * 43),
+            "code_challenge_method": "S256",
+        }
+        picker = httpx2.get(f"{origin}/i/oauth2/authorize", params=params)
+        assert picker.status_code == 200 and "Authorize app" in picker.text and "@alice" in picker.text
+        refused = httpx2.get(f"{origin}/2/users/me", headers={"Authorization": "Bearer forged"})
+        assert refused.status_code == 401 and refused.json()["title"] == "Unauthorized"
+        assert httpx2.get(f"{origin}/profile_images/1001.svg").status_code == 200

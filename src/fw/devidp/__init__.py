@@ -4,9 +4,10 @@
 starts the same one for tests. It refuses to run anywhere but loopback and ``APP_ENV=dev``.
 """
 
+from fw.devidp.loopback import NotLoopbackError, is_loopback_uri
 from fw.devidp.model import DEFAULT_USERS, DevClient, DevUser
-from fw.devidp.provider import DevProvider, is_loopback_uri
-from fw.devidp.server import NotLoopbackError, RunningProvider
+from fw.devidp.provider import DevProvider
+from fw.devidp.server import RunningProvider
 
 __all__ = [
     "DEFAULT_USERS",

@@ -7,60 +7,32 @@ as in production; only the sign-in is fake: a user picker, no password.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 import secrets
 import time
 from typing import Any
-from urllib.parse import unquote, urlencode, urlsplit
+from urllib.parse import urlencode
 
 from joserfc import jwt
 from joserfc.jwk import RSAKey
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
-from fw.auth.tokens.urls import is_loopback_host
+from fw.devidp.loopback import LoopbackOnly, redirect_allowed
 from fw.devidp.model import AuthorizationGrant, DeviceGrant, DevUser, ProviderState, RefreshGrant
+from fw.devidp.pages import append_query, basic_credentials, oauth_error, picker_form, request_params, s256
+from fw.devidp.pages import page as _plain_page
 
 TOKEN_LIFETIME = 600
 CODE_LIFETIME = 120
 DEVICE_LIFETIME = 600
+FOOTER = "fw development identity provider: no password is checked."
 
 
-def is_loopback_uri(uri: str) -> bool:
-    """A local URI the provider accepts without registration (development only)."""
-    try:
-        parts = urlsplit(uri)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
-
-
-def _s256(verifier: str) -> str:
-    digest = hashlib.sha256(verifier.encode("ascii")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
-
-
-def _oauth_error(error: str, description: str, status: int = 400) -> JSONResponse:
-    return JSONResponse(
-        {"error": error, "error_description": description},
-        status_code=status,
-        headers={"Cache-Control": "no-store"},
-    )
-
-
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}"
-        "<p><small>fw development identity provider: no password is checked.</small></p></body></html>",
-        status_code=status,
-    )
+def _page(title: str, body: str, status: int = 200) -> Response:
+    return _plain_page(title, body, FOOTER, status)
 
 
 class DevProvider:
@@ -82,22 +54,8 @@ class DevProvider:
                 Route("/device", self.device, methods=["GET", "POST"]),
             ]
         )
-
-    async def asgi(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer only requests addressed to a loopback name.
-
-        Binding to loopback keeps other machines out, but a web page can still point a name it
-        controls at 127.0.0.1 (DNS rebinding) and drive a password-less provider from the
-        developer's own browser; its requests carry that foreign name in ``Host``.
-        """
-        if scope["type"] == "http":
-            host = Headers(scope=scope).get("host", "")
-            if not is_loopback_uri(f"http://{host}/"):
-                await _page("Not a loopback host", "<p>This provider answers loopback names only.</p>", 421)(
-                    scope, receive, send
-                )
-                return
-        await self.app(scope, receive, send)
+        #: The application to serve on loopback.
+        self.asgi = LoopbackOnly(self.app, FOOTER)
 
     # Discovery and keys.
     async def discovery(self, request: Request) -> Response:
@@ -140,15 +98,12 @@ class DevProvider:
 
     # Authorization endpoint.
     async def authorize(self, request: Request) -> Response:
-        params: dict[str, str] = dict(request.query_params)
-        if request.method == "POST":
-            form = await request.form()
-            params = {k: v for k, v in form.items() if isinstance(v, str)}
+        params = await request_params(request)
         client = self.state.clients.get(params.get("client_id", ""))
         redirect_uri = params.get("redirect_uri", "")
         if client is None:
             return _page("Unknown client", "<p>The client_id is not registered.</p>", 400)
-        if not self._redirect_allowed(redirect_uri, client.redirect_uris):
+        if not redirect_allowed(redirect_uri, client.redirect_uris):
             return _page("Unregistered redirect_uri", f"<p>{html.escape(redirect_uri)}</p>", 400)
         state = params.get("state", "")
 
@@ -156,7 +111,7 @@ class DevProvider:
             query = {"error": error, "error_description": description, "iss": self.issuer}
             if state:
                 query["state"] = state
-            return RedirectResponse(_append_query(redirect_uri, query), status_code=302)
+            return RedirectResponse(append_query(redirect_uri, query), status_code=302)
 
         if params.get("response_type") != "code":
             return fail("unsupported_response_type", "only response_type=code is supported")
@@ -189,31 +144,11 @@ class DevProvider:
         query = {"code": code, "iss": self.issuer}
         if state:
             query["state"] = state
-        return RedirectResponse(_append_query(redirect_uri, query), status_code=302)
+        return RedirectResponse(append_query(redirect_uri, query), status_code=302)
 
     def _picker(self, params: dict[str, str]) -> Response:
-        hidden = "".join(
-            f"<input type='hidden' name='{html.escape(k)}' value='{html.escape(v)}'>"
-            for k, v in params.items()
-            if k not in ("user", "deny")
-        )
-        buttons = "".join(
-            f"<li><button type='submit' name='user' value='{html.escape(u.sub)}'>"
-            f"{html.escape(u.name or u.sub)} &lt;{html.escape(u.email)}&gt;</button></li>"
-            for u in self.state.users.values()
-        )
-        body = (
-            f"<form method='post' action='{self.issuer}/authorize'>{hidden}<ul>{buttons}</ul>"
-            "<button type='submit' name='deny' value='1'>Cancel</button></form>"
-        )
-        return _page("Choose a user", body)
-
-    def _redirect_allowed(self, uri: str, registered: tuple[str, ...]) -> bool:
-        if not uri:
-            return False
-        if uri in registered:
-            return True
-        return not registered and is_loopback_uri(uri)
+        choices = [(u.sub, f"{u.name or u.sub} <{u.email}>") for u in self.state.users.values()]
+        return _page("Choose a user", picker_form(f"{self.issuer}/authorize", params, choices))
 
     # Token endpoint.
     async def token(self, request: Request) -> Response:
@@ -221,17 +156,15 @@ class DevProvider:
         client_id, secret = form.get("client_id", ""), form.get("client_secret", "")
         header = request.headers.get("authorization", "")
         if header.lower().startswith("basic "):
-            try:
-                decoded = base64.b64decode(header[6:]).decode()
-            except (ValueError, UnicodeDecodeError):
-                return _oauth_error("invalid_client", "malformed Basic credentials", 401)
-            raw_id, _, raw_secret = decoded.partition(":")
-            client_id, secret = unquote(raw_id), unquote(raw_secret)
+            basic = basic_credentials(header)
+            if basic is None:
+                return oauth_error("invalid_client", "malformed Basic credentials", 401)
+            client_id, secret = basic
         client = self.state.clients.get(client_id)
         if client is None or (
             client.client_secret and not secrets.compare_digest(secret, client.client_secret)
         ):
-            return _oauth_error("invalid_client", "client authentication failed", 401)
+            return oauth_error("invalid_client", "client authentication failed", 401)
         grant_type = form.get("grant_type", "")
         if grant_type == "authorization_code":
             return self._code_grant(form, client_id)
@@ -239,49 +172,49 @@ class DevProvider:
             return self._refresh_grant(form, client_id)
         if grant_type == "urn:ietf:params:oauth:grant-type:device_code":
             return self._device_grant(form, client_id)
-        return _oauth_error("unsupported_grant_type", f"grant_type {grant_type!r} is not supported")
+        return oauth_error("unsupported_grant_type", f"grant_type {grant_type!r} is not supported")
 
     def _code_grant(self, form: dict[str, str], client_id: str) -> Response:
         grant = self.state.codes.pop(form.get("code", ""), None)
         if grant is None or grant.expires_at < time.time() or grant.client_id != client_id:
-            return _oauth_error("invalid_grant", "the code is unknown, used or expired")
+            return oauth_error("invalid_grant", "the code is unknown, used or expired")
         if form.get("redirect_uri") != grant.redirect_uri:
-            return _oauth_error("invalid_grant", "redirect_uri does not match the authorization request")
+            return oauth_error("invalid_grant", "redirect_uri does not match the authorization request")
         verifier = form.get("code_verifier", "")
-        if not verifier or not secrets.compare_digest(_s256(verifier), grant.code_challenge):
-            return _oauth_error("invalid_grant", "PKCE verification failed")
+        if not verifier or not secrets.compare_digest(s256(verifier), grant.code_challenge):
+            return oauth_error("invalid_grant", "PKCE verification failed")
         return self._issue(client_id, grant.sub, grant.scope, grant.auth_time, grant.nonce)
 
     def _refresh_grant(self, form: dict[str, str], client_id: str) -> Response:
         grant = self.state.refresh_tokens.pop(form.get("refresh_token", ""), None)
         if grant is None or grant.client_id != client_id:
-            return _oauth_error("invalid_grant", "the refresh token is unknown or used")
+            return oauth_error("invalid_grant", "the refresh token is unknown or used")
         return self._issue(client_id, grant.sub, grant.scope, grant.auth_time, "")
 
     def _device_grant(self, form: dict[str, str], client_id: str) -> Response:
         device_code = form.get("device_code", "")
         grant = self.state.devices.get(device_code)
         if grant is None or grant.client_id != client_id or grant.redeemed:
-            return _oauth_error("invalid_grant", "unknown device_code")
+            return oauth_error("invalid_grant", "unknown device_code")
         now = time.time()
         if grant.expires_at < now:
-            return _oauth_error("expired_token", "the device code expired")
+            return oauth_error("expired_token", "the device code expired")
         if grant.denied:
-            return _oauth_error("access_denied", "the user declined")
+            return oauth_error("access_denied", "the user declined")
         if grant.sub is None:
             too_fast = grant.last_poll and now - grant.last_poll < grant.interval
             grant.last_poll = now
             if too_fast:
                 grant.interval += 5
-                return _oauth_error("slow_down", "polling faster than the interval")
-            return _oauth_error("authorization_pending", "the user has not answered yet")
+                return oauth_error("slow_down", "polling faster than the interval")
+            return oauth_error("authorization_pending", "the user has not answered yet")
         grant.redeemed = True
         return self._issue(client_id, grant.sub, grant.scope, int(now), "")
 
     def _issue(self, client_id: str, sub: str, scope: str, auth_time: int, nonce: str) -> Response:
         user = self.state.user(sub)
         if user is None:
-            return _oauth_error("invalid_grant", "the user no longer exists")
+            return oauth_error("invalid_grant", "the user no longer exists")
         now = int(time.time())
         access_claims = {
             "iss": self.issuer,
@@ -340,10 +273,10 @@ class DevProvider:
             return _page("Signed out", "<p>You are signed out of the development provider.</p>")
         client = self.state.clients.get(params.get("client_id", ""))
         registered = client.post_logout_redirect_uris if client else ()
-        if not self._redirect_allowed(target, registered):
+        if not redirect_allowed(target, registered):
             return _page("Unregistered post_logout_redirect_uri", f"<p>{html.escape(target)}</p>", 400)
         if params.get("state"):
-            target = _append_query(target, {"state": params["state"]})
+            target = append_query(target, {"state": params["state"]})
         return RedirectResponse(target, status_code=302)
 
     # Device authorization (RFC 8628).
@@ -351,7 +284,7 @@ class DevProvider:
         form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
         client = self.state.clients.get(form.get("client_id", ""))
         if client is None:
-            return _oauth_error("invalid_client", "unknown client", 401)
+            return oauth_error("invalid_client", "unknown client", 401)
         device_code = secrets.token_urlsafe(32)
         user_code = self.state.new_user_code()
         self.state.devices[device_code] = DeviceGrant(
@@ -424,8 +357,3 @@ class DevProvider:
 
     def add_user(self, user: DevUser) -> None:
         self.state.users[user.sub] = user
-
-
-def _append_query(uri: str, params: dict[str, str]) -> str:
-    separator = "&" if urlsplit(uri).query else "?"
-    return f"{uri}{separator}{urlencode(params)}"

@@ -46,6 +46,8 @@ def _main(options: InitOptions) -> str:
 def _config(options: InitOptions) -> str:
     if options.auth == "oidc_only":
         return t.CONFIG_HEAD + t.CONFIG_LOGIN
+    if options.auth == "oauth_only":
+        return t.CONFIG_HEAD + t.CONFIG_OAUTH
     if options.auth in PASSKEY_MODES:
         tail = t.CONFIG_OIDC_PASSKEY if options.auth == "oidc_passkey" else t.CONFIG_PASSKEY_ONLY
         return t.CONFIG_HEAD + t.CONFIG_PASSKEY_HEAD + tail
@@ -89,6 +91,7 @@ def source_files(options: InitOptions) -> dict[str, str]:
         "unauthenticated": "redirect" if web else "unauthorized",
         "client": _client(options.auth),
         "login_href": "/login" if options.auth in PASSKEY_MODES else "/auth/login",
+        **t.LOGIN_VALUES["oauth" if options.auth == "oauth_only" else "oidc"],
     }
     pyproject = t.PYPROJECT + (t.PYPROJECT_DEV_IDP if uses_dev_provider(options.auth) else "")
     package = f"src/{name}"

@@ -53,7 +53,7 @@ config = ["src/{{name}}"]
 
 PYPROJECT_DEV_IDP = """
 # fw dev starts the development identity provider (users alice and bob, no password) and
-# injects AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET.
+# injects {{dev_variables}}.
 [tool.fw.dev.idp]
 enabled = true
 """
@@ -228,7 +228,7 @@ def create_app() -> fw.App:
         return _page(
             "Your account",
             f"<dl><dt>Name</dt><dd id='name'>{html.escape(user.display_name)}</dd>"
-            f"<dt>E-mail</dt><dd id='email'>{html.escape(user.email)}</dd></dl>"
+{{account_detail}}
             f"{LOGOUT_FORM}",
         )
 
@@ -277,7 +277,7 @@ def create_app() -> fw.App:
             {
                 "account_id": user.account_id,
                 "name": user.display_name,
-                "email": user.email,
+{{me_detail}}
             }
         )
 
@@ -323,6 +323,62 @@ client_secret = "${AUTH_OIDC_CLIENT_SECRET}"
 allow_loopback_http = true
 scopes = ["profile", "email"]
 """
+
+CONFIG_OAUTH = """
+# Sign in with X (OAuth 2.0, no ID token). `fw dev` serves an X-shaped stand-in and sets
+# AUTH_OAUTH_CLIENT_ID, AUTH_OAUTH_CLIENT_SECRET and the three AUTH_OAUTH_*_ENDPOINT variables;
+# elsewhere set the client id and secret of your X app, leave the endpoints unset (X's own), and
+# set an https redirect_url registered there (see docs/auth-oauth.md in fw).
+[session]
+enabled = true
+backend = "rdb"
+
+[middleware.rdb]
+dsn = "sqlite:///{{name}}.sqlite3"
+
+[auth]
+enabled = true
+mode = "oauth_only"
+protection.include = [{{protected}}]
+protection.unauthenticated = "{{unauthenticated}}"
+session.ttl = "24h"
+
+[auth.oauth]
+provider = "x"
+client_id = "${AUTH_OAUTH_CLIENT_ID}"
+client_secret = "${AUTH_OAUTH_CLIENT_SECRET}"
+allow_loopback_http = true
+"""
+
+#: What differs between an OpenID Connect and an X project's pages, tests and fw dev note.
+LOGIN_VALUES = {
+    "oidc": {
+        "account_detail": (
+            """            f"<dt>E-mail</dt><dd id='email'>{html.escape(user.email)}</dd></dl>\""""
+        ),
+        "me_detail": """                "email": user.email,""",
+        "dev_variables": "AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET",
+        "provider_class": "TestIdentityProvider",
+        "provider_factory": "identity_provider",
+        "provider_doc": "The development identity provider",
+        "provider_prefix": "AUTH_OIDC_",
+    },
+    "oauth": {
+        "account_detail": (
+            """            f"<dt>Username</dt>"\n"""
+            """            f"<dd id='username'>@{html.escape(user.username)}</dd></dl>\""""
+        ),
+        "me_detail": """                "username": user.username,""",
+        "dev_variables": (
+            "AUTH_OAUTH_CLIENT_ID, AUTH_OAUTH_CLIENT_SECRET and the three endpoints of\n"
+            "# its X-shaped stand-in"
+        ),
+        "provider_class": "TestOAuthProvider",
+        "provider_factory": "oauth_provider",
+        "provider_doc": "The X-shaped stand-in",
+        "provider_prefix": "AUTH_OAUTH_",
+    },
+}
 
 CONFIG_API_NO_LOGIN = """
 # Authentication is off. A bearer-token API (auth.mode = "jwt_only") is configured by hand,
@@ -417,18 +473,18 @@ def client_for() -> Iterator[Callable[..., TestClient]]:
 TEST_CLIENT_LOGIN = '''
 
 @pytest.fixture
-def idp() -> Iterator[fw.testing.TestIdentityProvider]:
-    """The development identity provider on a free loopback port (alice and bob)."""
-    with fw.testing.identity_provider() as provider:
+def idp() -> Iterator[fw.testing.{{provider_class}}]:
+    """{{provider_doc}} on a free loopback port (alice and bob)."""
+    with fw.testing.{{provider_factory}}() as provider:
         yield provider
 
 
 @pytest.fixture
 def client_for(
-    idp: fw.testing.TestIdentityProvider, tmp_path: Path
+    idp: fw.testing.{{provider_class}}, tmp_path: Path
 ) -> Iterator[Callable[..., fw.testing.BrowserClient]]:
     """``client_for(VAR="value")``: a browser-like client on a fresh App configured
-    from config.dev.toml, the provider's AUTH_OIDC_* variables, a migrated scratch
+    from config.dev.toml, the provider's {{provider_prefix}}* variables, a migrated scratch
     database and these variables (lifespan on: startup checks run)."""
     dsn = f"sqlite:///{tmp_path / 'test.sqlite3'}"
     asyncio.run(upgrade(dsn))

@@ -1,11 +1,10 @@
-"""Test helpers for browser login: a development provider per test and a client that completes
-the whole code flow in one request to ``auth.login_path``.
+"""Test helper for ``oidc_only``: a development OpenID provider per test.
 
-    with fw.testing.identity_provider() as idp:
-        fw.testing.login_user(idp, "alice")
-        with fw.testing.BrowserClient(app, idp) as client:
-            client.get("/auth/login")          # provider, callback, session: all followed
-            assert client.get("/me").status_code == 200
+with fw.testing.identity_provider() as idp:
+    fw.testing.login_user(idp, "alice")
+    with fw.testing.BrowserClient(app, idp) as client:
+        client.get("/auth/login")          # provider, callback, session: all followed
+        assert client.get("/me").status_code == 200
 """
 
 from __future__ import annotations
@@ -13,11 +12,6 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Iterable, Iterator
-from typing import Any
-
-import httpx2
-from starlette.testclient import TestClient
-from starlette.types import ASGIApp
 
 from fw.devidp import DEFAULT_USERS, DevClient, DevUser, RunningProvider
 from fw.devidp.model import ProviderState
@@ -35,6 +29,11 @@ class TestIdentityProvider:
 
     @property
     def issuer(self) -> str:
+        return self.running.issuer
+
+    @property
+    def origin(self) -> str:
+        """Where the provider listens: every request there goes over the network."""
         return self.running.issuer
 
     @property
@@ -98,75 +97,3 @@ def identity_provider(
         device_interval=device_interval,
     ) as running:
         yield TestIdentityProvider(running, client_id, secret)
-
-
-def login_user(provider: TestIdentityProvider, sub: str | None) -> None:
-    """Preset the user the provider signs in (``None``: show the picker page again)."""
-    provider.login_user(sub)
-
-
-class _Dispatch(httpx2.BaseTransport):
-    """Requests to the provider's origin go over the network; everything else to the app."""
-
-    def __init__(self, app: httpx2.BaseTransport, provider_origin: str) -> None:
-        self.app = app
-        self.network = httpx2.HTTPTransport()
-        self.origin = provider_origin
-
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        origin = f"{request.url.scheme}://{request.url.netloc.decode('ascii')}"
-        if origin == self.origin:
-            return self.network.handle_request(request)
-        return self.app.handle_request(request)
-
-    def close(self) -> None:
-        self.network.close()
-        self.app.close()
-
-
-class BrowserClient(TestClient):
-    """A Starlette ``TestClient`` on a loopback origin that follows redirects through the provider.
-
-    ``provider`` is a development provider or the issuer URL of any provider on loopback.
-    """
-
-    __test__ = False
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        provider: TestIdentityProvider | str,
-        *,
-        base_url: str = "http://localhost:8000",
-        **kw: Any,
-    ) -> None:
-        super().__init__(app, base_url=base_url, **kw)
-        app_transport: httpx2.BaseTransport = getattr(self, "_transport")  # noqa: B009
-        issuer = provider if isinstance(provider, str) else provider.issuer
-        self._transport = _Dispatch(app_transport, issuer)
-        self.provider = provider if isinstance(provider, TestIdentityProvider) else None
-
-    def login(
-        self, sub: str | None = None, *, next: str | None = None, login_path: str = "/auth/login"
-    ) -> httpx2.Response:
-        """Sign in as ``sub`` (default: the preset user) and follow the flow to its landing page."""
-        if sub is not None:
-            if self.provider is None:
-                raise TypeError(
-                    "login(sub) needs a development provider; this client talks to another issuer"
-                )
-            self.provider.login_user(sub)
-        params = {"next": next} if next is not None else None
-        response: httpx2.Response = self.get(login_path, params=params, follow_redirects=True)
-        return response
-
-    def logout(
-        self, *, logout_path: str = "/auth/logout", data: dict[str, str] | None = None
-    ) -> httpx2.Response:
-        response: httpx2.Response = self.post(
-            logout_path,
-            data=data or {},
-            headers={"Origin": str(self.base_url).rstrip("/")},
-            follow_redirects=False,
-        )
-        return response

@@ -23,7 +23,7 @@ class OauthOnlyMode:
     name = "oauth_only"
     browser = True
     tables: tuple[str, ...] = ("oauth",)
-    scaffold = Scaffold(offered=True)
+    scaffold = Scaffold(offered=True, available=True)
 
     def check(self, settings: ModeSettings) -> None:
         check_oauth_only(settings)

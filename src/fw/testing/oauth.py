@@ -1,0 +1,114 @@
+"""Test helper for ``oauth_only``: the X-shaped stand-in per test, configured like ``fw dev`` does.
+
+    with fw.testing.oauth_provider(login_user="alice") as x:
+        monkeypatch.setenv(...) for each of x.env, or fw.testing.configured(env=x.env, ...)
+        with fw.testing.BrowserClient(app, x) as client:
+            client.login()                      # stand-in, callback, session: all followed
+            x.fail_lookup("rate_limited")       # the next sign-in meets a 429
+
+The stand-in records what it saw (``state.authorizations``, ``state.token_requests``,
+``state.lookups``) so a test can check what the application sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Iterable, Iterator
+
+from fw.devidp import DevClient
+from fw.devidp.x import DEFAULT_X_USERS, LookupFailure, RunningXProvider, XState, XUser
+
+
+class TestOAuthProvider:
+    """A running X-shaped stand-in plus the confidential client a test app uses."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, running: RunningXProvider, client_id: str, client_secret: str) -> None:
+        self.running = running
+        self.client_id = client_id
+        self.client_secret = client_secret
+
+    @property
+    def origin(self) -> str:
+        """Where the stand-in listens: every request there goes over the network."""
+        return self.running.origin
+
+    @property
+    def state(self) -> XState:
+        return self.running.state
+
+    @property
+    def authorization_endpoint(self) -> str:
+        return self.running.provider.authorization_endpoint
+
+    @property
+    def token_endpoint(self) -> str:
+        return self.running.provider.token_endpoint
+
+    @property
+    def user_endpoint(self) -> str:
+        return self.running.provider.user_endpoint
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The variables ``fw dev`` injects for ``oauth_only``, for an app configured from the environment."""
+        return {
+            "AUTH_OAUTH_CLIENT_ID": self.client_id,
+            "AUTH_OAUTH_CLIENT_SECRET": self.client_secret,
+            "AUTH_OAUTH_AUTHORIZATION_ENDPOINT": self.authorization_endpoint,
+            "AUTH_OAUTH_TOKEN_ENDPOINT": self.token_endpoint,
+            "AUTH_OAUTH_USER_ENDPOINT": self.user_endpoint,
+        }
+
+    def login_user(self, who: str | None) -> None:
+        """Preset who signs in (their ``id`` or ``username``): authorize answers without the picker."""
+        if who is not None and self.state.user(who) is None:
+            raise LookupError(f"no stand-in user {who!r}; add it with oauth_provider(users=...)")
+        self.state.preset_user = who
+
+    def fail_lookup(self, failure: LookupFailure | None, *, status: int = 503) -> None:
+        """Make the own-user lookup fail as ``failure`` until called again with ``None``."""
+        self.state.fail_lookup(failure, status=status)
+
+    def expire_codes(self) -> None:
+        """Make every authorization code issued so far expired (the token endpoint then refuses it)."""
+        for grant in self.state.codes.values():
+            grant.expires_at = 0.0
+
+    def add_user(self, user: XUser) -> None:
+        self.state.users[user.id] = user
+
+    def remove_user(self, who: str) -> None:
+        user = self.state.user(who)
+        if user is not None:
+            del self.state.users[user.id]
+
+
+@contextlib.contextmanager
+def oauth_provider(
+    *,
+    users: Iterable[XUser] = DEFAULT_X_USERS,
+    client_id: str = "fw-test-app",
+    client_secret: str | None = None,
+    redirect_uris: Iterable[str] = (),
+    login_user: str | None = None,
+    code_lifetime: float = 30.0,
+) -> Iterator[TestOAuthProvider]:
+    """Start an X-shaped stand-in on loopback for the duration of the block.
+
+    The confidential client ``client_id`` is registered with a fresh secret (or ``client_secret``);
+    with no ``redirect_uris`` any loopback callback is accepted, as X accepts a registered
+    ``http://127.0.0.1:<port>/...`` for local development.
+    """
+    secret = client_secret or secrets.token_urlsafe(24)
+    with RunningXProvider(
+        users=users,
+        clients=[DevClient(client_id, secret, tuple(redirect_uris))],
+        code_lifetime=code_lifetime,
+    ) as running:
+        provider = TestOAuthProvider(running, client_id, secret)
+        if login_user is not None:
+            provider.login_user(login_user)
+        yield provider
