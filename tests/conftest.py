@@ -1,10 +1,18 @@
 """Shared fixtures: real PostgreSQL and Redis when CI points at them (a visible skip otherwise),
-a migrated SQLite database, the development identity provider, account seams reset after a test."""
+Google's Firestore emulator in Datastore mode (once per session, skipped where ``gcloud`` is
+absent), a migrated SQLite database, the development identity provider, account seams reset
+after a test."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +37,58 @@ def redis_url() -> str:
     if not url:
         pytest.skip("FW_TEST_REDIS_URL is not set (bash .ci/run sets it to the local Redis)")
     return url
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (bound, read, released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``host:port`` of Google's Firestore emulator in Datastore mode, started once per session.
+
+    Tests isolate themselves by namespace. The emulator is stopped with its whole process group:
+    the ``gcloud`` wrapper starts a Java server that would otherwise outlive the session.
+    """
+    gcloud = shutil.which("gcloud")
+    if gcloud is None:
+        pytest.skip("gcloud is not installed: the Firestore emulator cannot run (bash .ci/run needs it)")
+    host = f"127.0.0.1:{free_port()}"
+    log = tmp_path_factory.mktemp("firestore") / "emulator.log"
+    command = [gcloud, "emulators", "firestore", "start", "--database-mode=datastore-mode", f"--host-port={host}"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "CLOUDSDK_CORE_DISABLE_PROMPTS": "1"},
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while not _answers(f"http://{host}/"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the Firestore emulator did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.25)
+        yield host
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 @pytest.fixture(autouse=True)

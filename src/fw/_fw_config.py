@@ -41,13 +41,18 @@ def _build_1(v: Any) -> Any:
 
 
 def _classes_2() -> tuple[type, ...]:
-    return (_m0.MiddlewareSettings, _m0.RdbSettings,)
+    return (_m0.MiddlewareSettings, _m0.RdbSettings, _m0.FirestoreSettings,)
 
 
 def _build_2(v: Any) -> Any:
     return _m0.MiddlewareSettings(
         rdb=_m0.RdbSettings(
             dsn=v['middleware.rdb.dsn'],
+        ),
+        firestore=_m0.FirestoreSettings(
+            project=v['middleware.firestore.project'],
+            database=v['middleware.firestore.database'],
+            emulator_host=v['middleware.firestore.emulator_host'],
         ),
     )
 
@@ -205,16 +210,20 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:MiddlewareSettings': Loader(
         type_name='fw.settings:MiddlewareSettings',
-        fingerprint='655c9f4c510f12c36eef',
+        fingerprint='29c525b85b7e367aa151',
         classes=_classes_2,
         build=_build_2,
         prefix='middleware',
         fields=(
             Field(key='middleware.rdb.dsn', kind='str', table='middleware.rdb', default='sqlite:///fw.sqlite3', env='MIDDLEWARE_RDB_DSN', opts=('--middleware-rdb-dsn',), secret='dsn', help='Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db'),
+            Field(key='middleware.firestore.project', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_PROJECT', opts=('--middleware-firestore-project',), help="Google Cloud project ID (empty: the project of the environment's credentials)"),
+            Field(key='middleware.firestore.database', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_DATABASE', opts=('--middleware-firestore-database',), help="Database ID (empty: the project's (default) database); it must be in Datastore mode"),
+            Field(key='middleware.firestore.emulator_host', kind='str', table='middleware.firestore', default='', env='DATASTORE_EMULATOR_HOST', opts=('--middleware-firestore-emulator_host',)),
         ),
         tables=(
             ('middleware', ''),
             ('middleware.rdb', 'Relational storage shared by sessions, auth records and revocation'),
+            ('middleware.firestore', 'Firestore in Datastore mode, for ``auth.backend`` or ``session.backend`` = ``firestore``'),
         ),
     ),
     'fw.settings:AuthSettings': Loader(

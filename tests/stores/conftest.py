@@ -2,8 +2,9 @@
 
 ``backend`` is parametrized by engine, in the manner of a store test-suite: SQLite in a file of
 the test's own, PostgreSQL at ``FW_TEST_POSTGRES_DSN``, Redis at ``FW_TEST_REDIS_URL`` (each
-skipped with the reason when its variable is missing) and the sealed cookie. A new engine (DynamoDB,
-Firestore) joins by adding its fixture and its name to the engine lists below. Each test runs
+skipped with the reason when its variable is missing), the sealed cookie, and Firestore in
+Datastore mode on Google's emulator (started once per session, a namespace per test). A new
+engine (DynamoDB) joins by adding its fixture and its name to the engine lists below. Each test runs
 on exactly the engines that implement what it asks for: ``auth_store`` on the engines that keep
 the ``auth.backend`` records, ``backend`` and ``sessions`` on every engine that keeps sessions,
 ``recalling_backend`` on those whose destroyed sessions are gone everywhere, ``server_backend`` on
@@ -90,6 +91,27 @@ async def redis_backend(redis_url: str) -> AsyncIterator[Backend]:
 
 
 @pytest.fixture
+async def firestore_backend(firestore_emulator: str) -> AsyncIterator[Backend]:
+    from fw.auth.stores.firestore import FirestoreStore
+    from fw.settings import FirestoreSettings
+
+    settings = FirestoreSettings("fw-test", "", firestore_emulator)
+    namespace = unique("fw-test")  # every test its own namespace on the one emulator
+    opened = [FirestoreStore.open(settings, namespace=namespace)]
+
+    def reopen() -> SessionStore:
+        opened.append(FirestoreStore.open(settings, namespace=namespace))
+        return opened[-1].sessions()
+
+    def unreachable() -> AuthStore:
+        return FirestoreStore.open(FirestoreSettings("fw-test", "", "127.0.0.1:9"), patience=0)
+
+    yield Backend("firestore", opened[0], opened[0].sessions(), reopen, unreachable)
+    for store in opened:
+        await store.close()
+
+
+@pytest.fixture
 def cookie_backend() -> Backend:
     secret = secrets.token_urlsafe(32)
     store = CookieSessions(secret)
@@ -97,13 +119,13 @@ def cookie_backend() -> Backend:
 
 
 #: Engines keeping the ``auth.backend`` records (accounts, allow-list, revocations, ceremonies...).
-AUTH_ENGINES = ["sqlite", "postgresql"]
+AUTH_ENGINES = ["sqlite", "postgresql", "firestore"]
 #: Engines keeping browser sessions (``session.backend``).
-SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie"]
+SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie", "firestore"]
 #: Session engines whose destroyed sessions are gone for every holder of the cookie.
-RECALLING_ENGINES = ["sqlite", "postgresql", "redis"]
+RECALLING_ENGINES = ["sqlite", "postgresql", "redis", "firestore"]
 #: Engines with a server (or file) that can be missing.
-SERVER_ENGINES = ["sqlite", "postgresql", "redis"]
+SERVER_ENGINES = ["sqlite", "postgresql", "redis", "firestore"]
 
 
 def _engine(request: pytest.FixtureRequest) -> Backend:
