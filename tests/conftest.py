@@ -6,6 +6,7 @@ after a test."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -54,19 +55,19 @@ def _answers(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``host:port`` of Google's Firestore emulator in Datastore mode, started once per session.
+@contextlib.contextmanager
+def _emulator(folder: Path, mode: str) -> Iterator[str]:
+    """Run Google's Firestore emulator in ``mode``; ``host:port`` while it runs.
 
-    Tests isolate themselves by namespace. The emulator is stopped with its whole process group:
-    the ``gcloud`` wrapper starts a Java server that would otherwise outlive the session.
+    It is stopped with its whole process group: the ``gcloud`` wrapper starts a Java server that
+    would otherwise outlive the tests.
     """
     gcloud = shutil.which("gcloud")
     if gcloud is None:
         pytest.skip("gcloud is not installed: the Firestore emulator cannot run (bash .ci/run needs it)")
     host = f"127.0.0.1:{free_port()}"
-    log = tmp_path_factory.mktemp("firestore") / "emulator.log"
-    command = [gcloud, "emulators", "firestore", "start", "--database-mode=datastore-mode", f"--host-port={host}"]
+    log = folder / "emulator.log"
+    command = [gcloud, "emulators", "firestore", "start", f"--database-mode={mode}", f"--host-port={host}"]
     with log.open("wb") as out:
         process = subprocess.Popen(
             command,
@@ -89,6 +90,21 @@ def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``host:port`` of the Firestore emulator in Datastore mode, started once per session
+    (tests isolate themselves by namespace)."""
+    with _emulator(tmp_path_factory.mktemp("firestore"), "datastore-mode") as host:
+        yield host
+
+
+@pytest.fixture
+def firestore_native_emulator(tmp_path: Path) -> Iterator[str]:
+    """``host:port`` of a Firestore emulator in Native mode, which fw must refuse."""
+    with _emulator(tmp_path, "firestore-native") as host:
+        yield host
 
 
 @pytest.fixture(autouse=True)

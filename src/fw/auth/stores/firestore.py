@@ -733,7 +733,11 @@ class FirestoreStore:
         probe = self.datastore.key("FwSharedKey", _SHARED_KEY)
         try:
             await asyncio.to_thread(self.datastore.get, probe)
-        except google_errors.FailedPrecondition as error:
+        except (google_errors.FailedPrecondition, google_errors.InvalidArgument) as error:
+            if "mode" not in error.message.lower():
+                raise StartupError(
+                    "middleware.firestore.database", database, f"Firestore refused a lookup ({error})"
+                ) from None
             raise StartupError(
                 "middleware.firestore.database",
                 database,
