@@ -12,8 +12,8 @@ Entities (kind: key name -> properties; every key is a name in the store's names
 - ``FwSession``: SHA-256 of the cookie token -> data (JSON), account_id, expires_at;
 - ``FwSharedKey``: ``shared`` -> key (the 32 bytes every process sharing the store agrees on);
 - ``FwCeremony``: digest(key) -> data (JSON), expires_at;
-- ``FwPasskey``: base64url credential ID -> account_id, public_key, sign_count, user_handle,
-  transports, backup_eligible, backed_up, created_at, last_used_at;
+- ``FwPasskey``: base64url credential ID -> the fields of :mod:`fw.auth.stores.fields`
+  (credential_id, account_id, public_key, sign_count, user_handle, transports, backup flags, times);
 - ``FwBootstrap``: login ID -> account_id, purpose, secret_digest, created_at, expires_at,
   attempts_left, redeemed.
 
@@ -34,7 +34,6 @@ Every failure raises :class:`StoreUnavailable`; a transaction that fails commits
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import json
 import os
@@ -51,16 +50,11 @@ from google.auth.credentials import AnonymousCredentials
 from google.auth.exceptions import GoogleAuthError
 from google.cloud import datastore
 
+from fw.auth.stores import records
 from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.fields import credential_fields, credential_from, credential_key
 from fw.auth.stores.firestore_ttl import TTL_KINDS, ttl_commands
-from fw.auth.stores.records import (
-    AccountLink,
-    BootstrapRecord,
-    PasskeyCredential,
-    RevocationEntries,
-    RevocationKind,
-    StoredAccount,
-)
+from fw.auth.stores.records import AccountLink, BootstrapRecord, PasskeyCredential, StoredAccount
 from fw.auth.stores.tokens import Record, new_token, token_digest, well_formed
 from fw.errors import StartupError
 from fw.settings import FirestoreSettings
@@ -304,7 +298,7 @@ class FirestoreRevocations:
         return self.store.key("FwRevocation", _digest(issuer, kind, key))
 
     async def put(
-        self, issuer: str, kind: RevocationKind, key: str, note: str, lifetime: timedelta
+        self, issuer: str, kind: records.RevocationKind, key: str, note: str, lifetime: timedelta
     ) -> datetime:
         stamp = _now()
         values = {
@@ -320,24 +314,26 @@ class FirestoreRevocations:
         await self.clean()
         return stamp
 
-    async def remove(self, issuer: str, kind: RevocationKind, key: str) -> bool:
+    async def remove(self, issuer: str, kind: records.RevocationKind, key: str) -> bool:
         return await self.store.transact(_deleting(self.store, self._key(issuer, kind, key)))
 
-    async def stamp(self, issuer: str, kind: RevocationKind, key: str) -> datetime | None:
+    async def stamp(self, issuer: str, kind: records.RevocationKind, key: str) -> datetime | None:
         entity = await self.store.run(self.store.get, self._key(issuer, kind, key))
         return _utc(entity["stamp"]) if _live(entity) else None
 
-    async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> RevocationEntries:
+    async def lookup(
+        self, issuer: str, token_id: str | None, subject: str | None
+    ) -> records.RevocationEntries:
         wanted = {"token": token_id, "subject": subject}
         keys = [self._key(issuer, kind, key) for kind, key in wanted.items() if key is not None]
         if not keys:
-            return RevocationEntries(None, None)
+            return records.RevocationEntries(None, None)
         found = {
             entity["kind"]: _utc(entity["stamp"])
             for entity in await self.store.run(self.store.get_multi, keys)
             if _live(entity)
         }
-        return RevocationEntries(found.get("token"), found.get("subject"))
+        return records.RevocationEntries(found.get("token"), found.get("subject"))
 
     async def clean(self) -> int:
         """Delete the entries whose time is over; each is re-read in a transaction first, so an
@@ -479,44 +475,17 @@ class FirestoreCeremonies:
         return await self.store.transact(work)
 
 
-def _credential_key(credential_id: bytes) -> str:
-    return base64.urlsafe_b64encode(credential_id).rstrip(b"=").decode("ascii")
-
-
-_CREDENTIAL_BYTES = ("public_key", "user_handle")
+#: Stored but never queried: kept out of the indexes.
+_CREDENTIAL_UNINDEXED = ("credential_id", "public_key", "user_handle", "transports")
 
 
 def _credential_entity(store: _Datastore, credential: PasskeyCredential) -> Any:
-    values = {
-        "account_id": credential.account_id,
-        "public_key": credential.public_key,
-        "sign_count": credential.sign_count,
-        "user_handle": credential.user_handle,
-        "transports": " ".join(credential.transports),
-        "backup_eligible": credential.backup_eligible,
-        "backed_up": credential.backed_up,
-        "created_at": credential.created_at.astimezone(UTC),
-        "last_used_at": credential.last_used_at.astimezone(UTC) if credential.last_used_at else None,
-    }
-    key = store.key("FwPasskey", _credential_key(credential.credential_id))
-    return store.entity(key, values, _CREDENTIAL_BYTES)
+    values = credential_fields(credential)
+    return store.entity(store.key("FwPasskey", values["credential_id"]), values, _CREDENTIAL_UNINDEXED)
 
 
 def _credential(entity: Any) -> PasskeyCredential:
-    name = entity.key.name
-    used = entity["last_used_at"]
-    return PasskeyCredential(
-        credential_id=base64.urlsafe_b64decode(name + "=" * (-len(name) % 4)),
-        account_id=entity["account_id"],
-        public_key=bytes(entity["public_key"]),
-        sign_count=int(entity["sign_count"]),
-        user_handle=bytes(entity["user_handle"]),
-        created_at=_utc(entity["created_at"]),
-        transports=tuple(entity["transports"].split()),
-        backup_eligible=bool(entity["backup_eligible"]),
-        backed_up=bool(entity["backed_up"]),
-        last_used_at=_utc(used) if used is not None else None,
-    )
+    return credential_from(entity, _utc)
 
 
 class FirestorePasskeys:
@@ -526,7 +495,7 @@ class FirestorePasskeys:
         self.store = store
 
     def _key(self, credential_id: bytes) -> datastore.Key:
-        return self.store.key("FwPasskey", _credential_key(credential_id))
+        return self.store.key("FwPasskey", credential_key(credential_id))
 
     async def add(self, credential: PasskeyCredential) -> bool:
         entity = _credential_entity(self.store, credential)
@@ -543,7 +512,7 @@ class FirestorePasskeys:
         found = await self.store.run(self.store.where, "FwPasskey", "account_id", account_id)
         credentials = [_credential(entity) for entity in found]
         # Sorted here rather than by the query: no composite index to create.
-        return sorted(credentials, key=lambda c: (c.created_at, _credential_key(c.credential_id)))
+        return sorted(credentials, key=lambda c: (c.created_at, credential_key(c.credential_id)))
 
     async def get(self, credential_id: bytes) -> PasskeyCredential | None:
         entity = await self.store.run(self.store.get, self._key(credential_id))
