@@ -166,7 +166,7 @@ def test_an_unavailable_session_backend_is_refused(sqlite_dsn: str, backend: str
     assert repr(backend) in str(caught.value)
 
 
-@pytest.mark.parametrize("backend", ["dynamo", "firestore"])
+@pytest.mark.parametrize("backend", ["dynamo"])
 def test_an_auth_backend_fw_cannot_serve_is_refused(sqlite_dsn: str, backend: str) -> None:
     error = refused(sqlite_dsn, "auth.backend", backend=backend, oidc={"redirect_url": "https://a/cb"})
     assert error.value == backend
