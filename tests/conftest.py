@@ -1,16 +1,20 @@
 """Shared fixtures: real PostgreSQL and Redis when CI points at them (a visible skip otherwise),
-DynamoDB served by a local moto server, a migrated SQLite database, the development identity
+DynamoDB served by a local moto server, Google's Firestore emulator in Datastore mode (once per
+session, skipped where ``gcloud`` is absent), a migrated SQLite database, the development identity
 provider, account seams reset after a test."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +42,7 @@ def redis_url() -> str:
 
 
 def free_port() -> int:
+    """A loopback port nothing listens on (bound, read, released)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -87,6 +92,66 @@ _AWS_ENVIRONMENT = {
     "AWS_SECRET_ACCESS_KEY": "testing",
     "AWS_DEFAULT_REGION": "us-east-1",
 }
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _emulator(folder: Path, mode: str) -> Iterator[str]:
+    """Run Google's Firestore emulator in ``mode``; ``host:port`` while it runs.
+
+    It is stopped with its whole process group: the ``gcloud`` wrapper starts a Java server that
+    would otherwise outlive the tests.
+    """
+    gcloud = shutil.which("gcloud")
+    if gcloud is None:
+        pytest.skip("gcloud is not installed: the Firestore emulator cannot run (bash .ci/run needs it)")
+    host = f"127.0.0.1:{free_port()}"
+    log = folder / "emulator.log"
+    command = [gcloud, "emulators", "firestore", "start", f"--database-mode={mode}", f"--host-port={host}"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "CLOUDSDK_CORE_DISABLE_PROMPTS": "1"},
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while not _answers(f"http://{host}/"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the Firestore emulator did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.25)
+        yield host
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``host:port`` of the Firestore emulator in Datastore mode, started once per session
+    (tests isolate themselves by namespace)."""
+    with _emulator(tmp_path_factory.mktemp("firestore"), "datastore-mode") as host:
+        yield host
+
+
+@pytest.fixture
+def firestore_native_emulator(tmp_path: Path) -> Iterator[str]:
+    """``host:port`` of a Firestore emulator in Native mode, which fw must refuse."""
+    with _emulator(tmp_path, "firestore-native") as host:
+        yield host
 
 
 @pytest.fixture(autouse=True)

@@ -41,7 +41,7 @@ def _build_1(v: Any) -> Any:
 
 
 def _classes_2() -> tuple[type, ...]:
-    return (_m0.MiddlewareSettings, _m0.RdbSettings, _m0.DynamoSettings,)
+    return (_m0.MiddlewareSettings, _m0.RdbSettings, _m0.DynamoSettings, _m0.FirestoreSettings,)
 
 
 def _build_2(v: Any) -> Any:
@@ -53,6 +53,11 @@ def _build_2(v: Any) -> Any:
             region=v['middleware.dynamo.region'],
             endpoint_url=v['middleware.dynamo.endpoint_url'],
             table_prefix=v['middleware.dynamo.table_prefix'],
+        ),
+        firestore=_m0.FirestoreSettings(
+            project=v['middleware.firestore.project'],
+            database=v['middleware.firestore.database'],
+            emulator_host=v['middleware.firestore.emulator_host'],
         ),
     )
 
@@ -213,7 +218,7 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:MiddlewareSettings': Loader(
         type_name='fw.settings:MiddlewareSettings',
-        fingerprint='b18e1e90927ba90a1ea7',
+        fingerprint='e75be70bfb3285028b94',
         classes=_classes_2,
         build=_build_2,
         prefix='middleware',
@@ -222,11 +227,15 @@ LOADERS: dict[str, Loader] = {
             Field(key='middleware.dynamo.region', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_REGION', opts=('--middleware-dynamo-region',), help="AWS region of the table (empty: the AWS environment's region)"),
             Field(key='middleware.dynamo.endpoint_url', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_ENDPOINT_URL', opts=('--middleware-dynamo-endpoint_url',), help='Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS)'),
             Field(key='middleware.dynamo.table_prefix', kind='str', table='middleware.dynamo', default='fw_', env='MIDDLEWARE_DYNAMO_TABLE_PREFIX', opts=('--middleware-dynamo-table_prefix',), help='Prefix of the table name: every record lives in <prefix>records (created by fw migrate)'),
+            Field(key='middleware.firestore.project', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_PROJECT', opts=('--middleware-firestore-project',), help="Google Cloud project ID (empty: the project of the environment's credentials)"),
+            Field(key='middleware.firestore.database', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_DATABASE', opts=('--middleware-firestore-database',), help="Database ID (empty: the project's (default) database); it must be in Datastore mode"),
+            Field(key='middleware.firestore.emulator_host', kind='str', table='middleware.firestore', default='', env='DATASTORE_EMULATOR_HOST', opts=('--middleware-firestore-emulator_host',)),
         ),
         tables=(
             ('middleware', ''),
             ('middleware.rdb', 'Relational storage shared by sessions, auth records and revocation'),
             ('middleware.dynamo', 'DynamoDB for auth.backend or session.backend = dynamo; credentials from the AWS environment'),
+            ('middleware.firestore', 'Firestore in Datastore mode, for ``auth.backend`` or ``session.backend`` = ``firestore``'),
         ),
     ),
     'fw.settings:AuthSettings': Loader(

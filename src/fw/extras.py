@@ -11,7 +11,13 @@ import importlib
 from fw.errors import StartupError
 
 #: extra -> the module it installs.
-EXTRAS = {"redis": "redis", "postgres": "asyncpg", "passkeys": "webauthn", "dynamo": "aiobotocore"}
+EXTRAS = {
+    "redis": "redis",
+    "postgres": "asyncpg",
+    "passkeys": "webauthn",
+    "dynamo": "aiobotocore",
+    "firestore": "google.cloud.datastore",
+}
 
 
 def require_extra(extra: str, key: str, value: object, what: str) -> None:

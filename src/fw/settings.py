@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Annotated, Literal
 
-from fw.markers import default, dependon, enum, secret
+from fw.markers import default, dependon, enum, env, secret
 
 
 @dataclass
@@ -73,9 +73,22 @@ class DynamoSettings:
 
 
 @dataclass
+class FirestoreSettings:
+    """Firestore in Datastore mode, for ``auth.backend`` or ``session.backend`` = ``firestore``."""
+
+    #: Google Cloud project ID (empty: the project of the environment's credentials).
+    project: Annotated[str, default("")]
+    #: Database ID (empty: the project's (default) database); it must be in Datastore mode.
+    database: Annotated[str, default("")]
+    #: host:port of a local emulator (DATASTORE_EMULATOR_HOST sets it too); empty: Google Cloud.
+    emulator_host: Annotated[str, default(""), env("DATASTORE_EMULATOR_HOST")]
+
+
+@dataclass
 class MiddlewareSettings:
     rdb: RdbSettings
     dynamo: DynamoSettings
+    firestore: FirestoreSettings
 
 
 @dataclass

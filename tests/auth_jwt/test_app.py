@@ -222,14 +222,30 @@ def test_an_auth_backend_that_is_no_choice_is_refused_by_the_loader(
     assert refused.value.key == "auth.backend" and "'memcached' is not a choice" in str(refused.value)
 
 
-@pytest.mark.parametrize("backend", ["firestore"])
 @pytest.mark.parametrize("revocation", ["off", "both"])
-async def test_an_auth_backend_fw_cannot_serve_refuses_to_start_instead_of_falling_back_to_sqlite(
-    configure: Configure, issuer: LocalIssuer, tmp_path: Path, backend: str, revocation: str
+async def test_a_dynamo_backend_is_used_or_refused_never_replaced_by_sqlite(
+    configure: Configure, issuer: LocalIssuer, tmp_path: Path, revocation: str, closed_loopback_url: str
 ) -> None:
-    configure(_toml(issuer, revocation=revocation).replace("[auth]\n", f'[auth]\nbackend = "{backend}"\n'))
+    toml = _toml(issuer, revocation=revocation).replace("[auth]\n", '[auth]\nbackend = "dynamo"\n')
+    configure(toml + f'\n[middleware.dynamo]\nregion = "us-east-1"\nendpoint_url = "{closed_loopback_url}"\n')
+    app = _app()
+    if revocation == "off":  # nothing to keep: the store is never opened
+        await app.startup()
+        await app.shutdown()
+    else:
+        with pytest.raises(StartupError) as refused:
+            await app.startup()
+        assert (refused.value.key, refused.value.value) == ("auth.backend", "dynamo")
+    assert not (tmp_path / "fw.sqlite3").exists()  # nothing was kept in the default SQLite file
+
+
+async def test_a_firestore_backend_that_cannot_be_reached_refuses_to_start_naming_its_database(
+    configure: Configure, issuer: LocalIssuer, tmp_path: Path
+) -> None:
+    toml = _toml(issuer, revocation="both").replace("[auth]\n", '[auth]\nbackend = "firestore"\n')
+    configure(toml + '\n[middleware.firestore]\nproject = "fw-test"\nemulator_host = "127.0.0.1:9"\n')
     app = _app()
     with pytest.raises(StartupError) as refused:
         await app.startup()
-    assert (refused.value.key, refused.value.value) == ("auth.backend", backend)
-    assert not (tmp_path / "fw.sqlite3").exists()  # nothing was kept in the default SQLite file
+    assert (refused.value.key, refused.value.value) == ("middleware.firestore.database", "(default)")
+    assert not (tmp_path / "fw.sqlite3").exists()

@@ -2,11 +2,12 @@
 
 ``backend`` is parametrized by engine, in the manner of a store test-suite: SQLite in a file of
 the test's own, PostgreSQL at ``FW_TEST_POSTGRES_DSN``, Redis at ``FW_TEST_REDIS_URL`` (each
-skipped with the reason when its variable is missing), DynamoDB on a local moto server (a table of
-the test's own, created as ``fw migrate`` does) and the sealed cookie. A new engine (Firestore)
-joins by adding its fixture and its name to the engine lists below. Each test runs on exactly
-the engines that implement what it asks for: ``auth_store`` on the engines that keep the
-``auth.backend`` records, ``backend`` and ``sessions`` on every engine that keeps sessions,
+skipped with the reason when its variable is missing), the sealed cookie, DynamoDB on a local
+moto server (a table of the test's own, created as ``fw migrate`` does) and Firestore in
+Datastore mode on Google's emulator (started once per session, a namespace per test). A new
+engine joins by adding its fixture and its name to the engine lists below. Each test runs
+on exactly the engines that implement what it asks for: ``auth_store`` on the engines that keep
+the ``auth.backend`` records, ``backend`` and ``sessions`` on every engine that keeps sessions,
 ``recalling_backend`` on those whose destroyed sessions are gone everywhere, ``server_backend`` on
 those with a server that can be missing.
 """
@@ -114,6 +115,27 @@ async def dynamo_backend(dynamo_endpoint: str, closed_loopback_url: str) -> Asyn
 
 
 @pytest.fixture
+async def firestore_backend(firestore_emulator: str) -> AsyncIterator[Backend]:
+    from fw.auth.stores.firestore import FirestoreStore
+    from fw.settings import FirestoreSettings
+
+    settings = FirestoreSettings("fw-test", "", firestore_emulator)
+    namespace = unique("fw-test")  # every test its own namespace on the one emulator
+    opened = [FirestoreStore.open(settings, namespace=namespace)]
+
+    def reopen() -> SessionStore:
+        opened.append(FirestoreStore.open(settings, namespace=namespace))
+        return opened[-1].sessions()
+
+    def unreachable() -> AuthStore:
+        return FirestoreStore.open(FirestoreSettings("fw-test", "", "127.0.0.1:9"), patience=0)
+
+    yield Backend("firestore", opened[0], opened[0].sessions(), reopen, unreachable)
+    for store in opened:
+        await store.close()
+
+
+@pytest.fixture
 def cookie_backend() -> Backend:
     secret = secrets.token_urlsafe(32)
     store = CookieSessions(secret)
@@ -121,13 +143,13 @@ def cookie_backend() -> Backend:
 
 
 #: Engines keeping the ``auth.backend`` records (accounts, allow-list, revocations, ceremonies...).
-AUTH_ENGINES = ["sqlite", "postgresql", "dynamo"]
+AUTH_ENGINES = ["sqlite", "postgresql", "dynamo", "firestore"]
 #: Engines keeping browser sessions (``session.backend``).
-SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie", "dynamo"]
+SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie", "dynamo", "firestore"]
 #: Session engines whose destroyed sessions are gone for every holder of the cookie.
-RECALLING_ENGINES = ["sqlite", "postgresql", "redis", "dynamo"]
+RECALLING_ENGINES = ["sqlite", "postgresql", "redis", "dynamo", "firestore"]
 #: Engines with a server (or file) that can be missing.
-SERVER_ENGINES = ["sqlite", "postgresql", "redis", "dynamo"]
+SERVER_ENGINES = ["sqlite", "postgresql", "redis", "dynamo", "firestore"]
 
 
 def _engine(request: pytest.FixtureRequest) -> Backend:

@@ -110,3 +110,13 @@ async def test_enrollment_changes_nothing_unless_every_condition_holds(auth_stor
     assert account is not None and not account.active
     still = await auth_store.bootstrap.get(record.login_id)
     assert still is not None and still.redeemed  # rolled back: the record was not spent
+
+
+async def test_of_concurrent_first_enrollments_exactly_one_stores_its_passkey(auth_store: AuthStore) -> None:
+    record = await _record(auth_store)
+    await auth_store.bootstrap.redeem(record.login_id, datetime.now(UTC) + timedelta(minutes=10))
+    rivals = [credential(record.account_id) for _ in range(3)]
+    won = await asyncio.gather(*(auth_store.bootstrap.enroll(record.login_id, rival) for rival in rivals))
+    assert sorted(won) == [False, False, True]
+    stored = await auth_store.passkeys.by_account(record.account_id)
+    assert [item.credential_id for item in stored] == [rivals[won.index(True)].credential_id]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -81,3 +82,18 @@ async def test_removing_a_credential_needs_the_account_that_owns_it(auth_store: 
     assert await passkeys.remove(account, item.credential_id)
     assert await passkeys.get(item.credential_id) is None
     assert not await passkeys.remove(account, item.credential_id)
+
+
+async def test_of_concurrent_sign_ins_presenting_one_count_exactly_one_is_recorded(
+    auth_store: AuthStore,
+) -> None:
+    passkeys = auth_store.passkeys
+    item = credential(unique("acct"), sign_count=4)
+    await passkeys.add(item)
+    used = datetime.now(UTC).replace(microsecond=0)
+    raced = [
+        passkeys.record_use(item.credential_id, sign_count=5, backed_up=False, used_at=used) for _ in range(3)
+    ]
+    assert sorted(await asyncio.gather(*raced)) == [False, False, True]
+    stored = await passkeys.get(item.credential_id)
+    assert stored is not None and stored.sign_count == 5

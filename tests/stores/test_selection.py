@@ -13,7 +13,7 @@ from fw.extras import EXTRAS, require_extra
 from fw.rdb import create_engine
 
 
-@pytest.mark.parametrize("value", ["firestore", "memcached", "", "RDB"])
+@pytest.mark.parametrize("value", ["memcached", "", "RDB"])
 def test_an_auth_backend_fw_cannot_serve_is_a_startup_error(value: str) -> None:
     with pytest.raises(StartupError) as refused:
         check_auth_backend(value)
@@ -21,7 +21,7 @@ def test_an_auth_backend_fw_cannot_serve_is_a_startup_error(value: str) -> None:
     assert "rdb" in refused.value.fix
 
 
-@pytest.mark.parametrize("value", ["firestore", "memcached", ""])
+@pytest.mark.parametrize("value", ["memcached", ""])
 def test_a_session_backend_fw_cannot_serve_is_a_startup_error(value: str) -> None:
     with pytest.raises(StartupError) as refused:
         check_session_backend(value)
@@ -29,16 +29,10 @@ def test_a_session_backend_fw_cannot_serve_is_a_startup_error(value: str) -> Non
     assert "rdb, cookie, redis" in refused.value.fix
 
 
-def test_a_planned_backend_is_named_as_missing_from_this_build() -> None:
-    with pytest.raises(StartupError) as refused:
-        check_auth_backend("firestore")
-    assert "no firestore backend" in str(refused.value)
-
-
 async def test_opening_a_refused_auth_backend_touches_no_database(tmp_path: Path) -> None:
     dsn = f"sqlite:///{tmp_path / 'never.sqlite3'}"
     with pytest.raises(StartupError):
-        await open_auth_store("firestore", dsn, ["revocations"])
+        await open_auth_store("memcached", dsn, ["revocations"])
     assert not (tmp_path / "never.sqlite3").exists()
 
 

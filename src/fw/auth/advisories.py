@@ -8,6 +8,7 @@ authentication has to say about settings that load but are risky, and the keys i
 from __future__ import annotations
 
 from fw.auth.modes.registry import advisories
+from fw.auth.stores.firestore_ttl import ttl_advisories
 from fw.configuration.advisory import Advisory, AdvisoryContext, register_advisories
 from fw.configuration.removed import register_removed_key
 
@@ -24,5 +25,6 @@ def mode_advisories(context: AdvisoryContext) -> list[Advisory]:
 def register() -> None:
     """Hand authentication's advisories and removed keys to the configuration layer."""
     register_advisories(mode_advisories)
+    register_advisories(ttl_advisories)
     for key, fix in REMOVED_KEYS.items():
         register_removed_key(key, fix)

@@ -4,7 +4,8 @@
   sessions, ceremonies, passkeys, bootstrap) and :class:`AuthStore`, all of ``auth.backend``;
 - :mod:`~fw.auth.stores.records`: the records they exchange (``StoredAccount``,
   ``PasskeyCredential``, ``BootstrapRecord``...);
-- :mod:`~fw.auth.stores.rdb`, :mod:`~fw.auth.stores.redis`, :mod:`~fw.auth.stores.cookie`: engines;
+- :mod:`~fw.auth.stores.rdb`, :mod:`~fw.auth.stores.redis`, :mod:`~fw.auth.stores.cookie`,
+  :mod:`~fw.auth.stores.firestore`: engines (:mod:`~fw.auth.stores.fields`: a passkey as flat fields);
 - :mod:`~fw.auth.stores.select`: ``auth.backend`` / ``session.backend`` to a store.
 
 A new engine is one module implementing the interfaces plus one branch in ``select``; the

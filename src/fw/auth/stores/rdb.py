@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.fields import credential_fields, credential_from, credential_key
 from fw.auth.stores.records import (
     AccountLink,
     BootstrapRecord,
@@ -382,43 +383,12 @@ class RdbCeremonies:
                 return _document((await conn.execute(statement)).first())
 
 
-def _credential_key(credential_id: bytes) -> str:
-    return base64.urlsafe_b64encode(credential_id).rstrip(b"=").decode("ascii")
-
-
 def _credential_is(credential_id: bytes) -> Any:
-    return PASSKEYS.c.credential_id == _credential_key(credential_id)
-
-
-def _credential_row(credential: PasskeyCredential) -> dict[str, Any]:
-    return {
-        "credential_id": _credential_key(credential.credential_id),
-        "account_id": credential.account_id,
-        "public_key": credential.public_key,
-        "sign_count": credential.sign_count,
-        "user_handle": credential.user_handle,
-        "transports": " ".join(credential.transports),
-        "backup_eligible": credential.backup_eligible,
-        "backed_up": credential.backed_up,
-        "created_at": _at(credential.created_at),
-        "last_used_at": _at(credential.last_used_at) if credential.last_used_at else None,
-    }
+    return PASSKEYS.c.credential_id == credential_key(credential_id)
 
 
 def _credential(row: AnyRow) -> PasskeyCredential:
-    key = row.credential_id
-    return PasskeyCredential(
-        credential_id=base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)),
-        account_id=row.account_id,
-        public_key=bytes(row.public_key),
-        sign_count=int(row.sign_count),
-        user_handle=bytes(row.user_handle),
-        created_at=utc(row.created_at),
-        transports=tuple(row.transports.split()),
-        backup_eligible=bool(row.backup_eligible),
-        backed_up=bool(row.backed_up),
-        last_used_at=utc(row.last_used_at) if row.last_used_at is not None else None,
-    )
+    return credential_from(row._mapping, utc)
 
 
 class RdbPasskeys:
@@ -428,7 +398,9 @@ class RdbPasskeys:
         self.engine = engine
 
     async def add(self, credential: PasskeyCredential) -> bool:
-        added = _insert(self.engine)(PASSKEYS).values(**_credential_row(credential)).on_conflict_do_nothing()
+        added = (
+            _insert(self.engine)(PASSKEYS).values(**credential_fields(credential)).on_conflict_do_nothing()
+        )
         return bool(await _write(self.engine, added))
 
     async def by_account(self, account_id: str) -> list[PasskeyCredential]:
@@ -536,7 +508,7 @@ class RdbBootstrap:
                 async with self.engine.begin() as conn:
                     if not (await conn.execute(delete(BOOTSTRAP).where(redeemed))).rowcount:
                         raise _Undo
-                    added = _insert(self.engine)(PASSKEYS).values(**_credential_row(credential))
+                    added = _insert(self.engine)(PASSKEYS).values(**credential_fields(credential))
                     if not (await conn.execute(added.on_conflict_do_nothing())).rowcount:
                         raise _Undo
                     owner = ACCOUNTS.c.account_id == credential.account_id

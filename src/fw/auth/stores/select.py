@@ -16,18 +16,14 @@ from fw.auth.stores.rdb import RdbStore
 from fw.auth.stores.records import RecordKind
 from fw.errors import StartupError
 from fw.extras import require_extra
-from fw.settings import DynamoSettings, SessionSettings
+from fw.settings import DynamoSettings, FirestoreSettings, MiddlewareSettings, SessionSettings
 
-AUTH_BACKENDS = ("rdb", "dynamo")
-SESSION_BACKENDS = ("rdb", "cookie", "redis", "dynamo")
-#: Backends the specification names that this build of fw does not serve yet.
-PLANNED = ("firestore",)
+AUTH_BACKENDS = ("rdb", "dynamo", "firestore")
+SESSION_BACKENDS = ("rdb", "cookie", "redis", "dynamo", "firestore")
 
 
 def _refusal(backend: str, served: Sequence[str]) -> str:
     choices = served[0] if len(served) == 1 else "one of " + ", ".join(served)
-    if backend in PLANNED:
-        return f"this build of fw has no {backend} backend; use {choices}"
     return f"not a backend fw knows; use {choices}"
 
 
@@ -35,8 +31,8 @@ def check_auth_backend(backend: str) -> None:
     """Refuse an ``auth.backend`` value fw cannot serve, or whose extra is not installed."""
     if backend not in AUTH_BACKENDS:
         raise StartupError("auth.backend", backend, _refusal(backend, AUTH_BACKENDS))
-    if backend == "dynamo":
-        require_extra("dynamo", "auth.backend", backend, "the dynamo backend")
+    if backend in ("dynamo", "firestore"):
+        require_extra(backend, "auth.backend", backend, f"the {backend} backend")
 
 
 def check_session_backend(backend: str) -> None:
@@ -45,14 +41,13 @@ def check_session_backend(backend: str) -> None:
         raise StartupError("session.backend", backend, _refusal(backend, SESSION_BACKENDS))
     if backend == "redis":
         require_extra("redis", "session.backend", backend, "the redis session backend")
-    if backend == "dynamo":
-        require_extra("dynamo", "session.backend", backend, "the dynamo session backend")
+    if backend in ("dynamo", "firestore"):
+        require_extra(backend, "session.backend", backend, f"the {backend} session backend")
 
 
 def configured_dynamo() -> DynamoSettings:
     """``[middleware.dynamo]`` from the parsed configuration (its defaults when not registered)."""
     from fw.configuration import config
-    from fw.settings import MiddlewareSettings
 
     try:
         return config(MiddlewareSettings).dynamo
@@ -60,18 +55,33 @@ def configured_dynamo() -> DynamoSettings:
         return DynamoSettings(region="", endpoint_url="", table_prefix="fw_")
 
 
+def configured_firestore() -> FirestoreSettings:
+    """``[middleware.firestore]`` from the parsed configuration (unset: the defaults)."""
+    from fw.configuration import config
+
+    try:
+        return config(MiddlewareSettings).firestore
+    except LookupError:
+        return FirestoreSettings("", "", "")
+
+
 def _open(backend: str, dsn: str) -> AuthStore:
     if backend == "dynamo":
         from fw.auth.stores.dynamo import DynamoStore
 
         return DynamoStore.open(configured_dynamo())
+    if backend == "firestore":
+        from fw.auth.stores.firestore import FirestoreStore
+
+        return FirestoreStore.open(configured_firestore())
     return RdbStore.open(dsn)
 
 
 async def open_auth_store(backend: str, dsn: str, kinds: Iterable[RecordKind]) -> AuthStore:
     """The store ``auth.backend`` names, refusing to start unless each kind of record has its place.
 
-    ``dsn`` is ``[middleware.rdb] dsn`` (used by ``rdb``); ``dynamo`` reads ``[middleware.dynamo]``.
+    ``dsn`` is ``[middleware.rdb] dsn`` (used by ``rdb``); ``dynamo`` and ``firestore`` read
+    ``[middleware.dynamo]`` and ``[middleware.firestore]``.
     """
     check_auth_backend(backend)
     store = _open(backend, dsn)
@@ -85,7 +95,7 @@ async def open_auth_store(backend: str, dsn: str, kinds: Iterable[RecordKind]) -
 
 def open_session_store(settings: SessionSettings, auth_store: AuthStore | None) -> SessionStore:
     """The store ``session.backend`` names; ``rdb`` keeps sessions in the ``auth.backend`` store, and
-    so does ``dynamo`` when ``auth.backend`` is ``dynamo`` too (one client, one table)."""
+    so do ``dynamo`` and ``firestore`` when ``auth.backend`` is the same engine (one client)."""
     backend = settings.backend
     check_session_backend(backend)
     if backend == "cookie":
@@ -102,6 +112,12 @@ def open_session_store(settings: SessionSettings, auth_store: AuthStore | None) 
         from fw.auth.stores.dynamo import session_store
 
         return session_store(configured_dynamo())
+    if backend == "firestore":
+        if auth_store is not None and auth_store.name == "firestore":
+            return auth_store.sessions()
+        from fw.auth.stores.firestore import open_firestore_sessions
+
+        return open_firestore_sessions(configured_firestore())
     if auth_store is None:
         raise StartupError("session.backend", backend, "the rdb backend needs [middleware.rdb] dsn")
     if auth_store.name != "rdb":

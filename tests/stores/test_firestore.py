@@ -1,0 +1,107 @@
+"""What only the firestore backend does: selection, the database mode, TTL policies named by the doctor."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import fw.auth  # noqa: F401  (registers authentication's advisories with fw doctor)
+from fw.auth.stores.firestore import FirestoreStore
+from fw.auth.stores.firestore_ttl import TTL_KINDS, ttl_advisories
+from fw.auth.stores.select import check_session_backend, open_auth_store, open_session_store
+from fw.configuration.advisory import AdvisoryContext, provided
+from fw.errors import StartupError
+from fw.settings import FirestoreSettings, SessionKeyring, SessionSettings
+
+
+def _sessions(backend: str) -> SessionSettings:
+    return SessionSettings(True, backend, "", SessionKeyring(""))
+
+
+async def test_firestore_serves_auth_and_sessions_from_one_client(
+    monkeypatch: pytest.MonkeyPatch, firestore_emulator: str
+) -> None:
+    monkeypatch.setenv("DATASTORE_EMULATOR_HOST", firestore_emulator)
+    store = await open_auth_store("firestore", "sqlite:///unused.sqlite3", ["accounts", "sessions"])
+    try:
+        assert isinstance(store, FirestoreStore)
+        sessions = open_session_store(_sessions("firestore"), store)
+        value = await sessions.save({"account_id": "a"}, 4102444800.0)
+        assert await store.sessions().load(value) == {"account_id": "a"}
+        await sessions.close()  # the auth store's client stays open
+        assert await store.sessions().load(value) == {"account_id": "a"}
+    finally:
+        await store.close()
+
+
+async def test_firestore_sessions_under_another_auth_backend_open_their_own_client(
+    monkeypatch: pytest.MonkeyPatch, firestore_emulator: str
+) -> None:
+    monkeypatch.setenv("DATASTORE_EMULATOR_HOST", firestore_emulator)
+    sessions = open_session_store(_sessions("firestore"), None)
+    try:
+        await sessions.check()
+        value = await sessions.save({"account_id": "b"}, 4102444800.0)
+        assert await sessions.load(value) == {"account_id": "b"}
+    finally:
+        await sessions.close()
+
+
+async def test_a_database_not_in_datastore_mode_is_a_startup_error_naming_it(
+    firestore_native_emulator: str,
+) -> None:
+    store = FirestoreStore.open(FirestoreSettings("fw-test", "", firestore_native_emulator), patience=0)
+    try:
+        with pytest.raises(StartupError) as refused:
+            await store.require(["sessions"])
+    finally:
+        await store.close()
+    assert (refused.value.key, refused.value.value) == ("middleware.firestore.database", "(default)")
+    assert "not in Datastore mode" in str(refused.value)
+
+
+async def test_an_unreachable_emulator_is_a_startup_error_naming_the_database() -> None:
+    store = FirestoreStore.open(FirestoreSettings("fw-test", "sessions-db", "127.0.0.1:9"), patience=0)
+    try:
+        with pytest.raises(StartupError) as refused:
+            await store.require(["sessions"])
+    finally:
+        await store.close()
+    assert (refused.value.key, refused.value.value) == ("middleware.firestore.database", "sessions-db")
+    assert "cannot be reached" in str(refused.value)
+
+
+def test_the_firestore_session_backend_without_its_extra_names_the_pip_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "google.cloud.datastore", None)
+    with pytest.raises(StartupError) as refused:
+        check_session_backend("firestore")
+    assert "pip install 'fw[firestore]'" in str(refused.value)
+
+
+def test_the_doctor_names_the_ttl_policies_firestore_relies_on() -> None:
+    values = {
+        "auth.enabled": True,
+        "auth.backend": "firestore",
+        "middleware.firestore.project": "shop",
+        "middleware.firestore.database": "auth",
+    }
+    [advisory] = [found for found in provided(AdvisoryContext(values, {}, "prod")) if "ttls" in found.msg]
+    assert (advisory.level, advisory.key) == ("warning", "auth.backend")
+    for kind in TTL_KINDS:
+        assert (
+            f"gcloud firestore fields ttls update expires_at --collection-group={kind} --enable-ttl"
+            " --project=shop --database=auth"
+        ) in advisory.msg
+
+
+def test_the_doctor_says_nothing_of_ttl_policies_when_firestore_is_not_used() -> None:
+    values = {
+        "auth.enabled": True,
+        "auth.backend": "rdb",
+        "session.enabled": False,
+        "session.backend": "firestore",
+    }
+    assert ttl_advisories(AdvisoryContext(values, {}, "prod")) == []
