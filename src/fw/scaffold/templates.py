@@ -298,11 +298,8 @@ greeting = "Hello"
 cache_for = "1m"
 """
 
-CONFIG_LOGIN = """
-# Browser login with OpenID Connect. `fw dev` starts a development identity provider and sets
-# AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET; elsewhere set them to your
-# provider's values (and an https redirect_url registered there).
-[session]
+#: What every browser-login project configures: sessions, the database, [auth] with its mode.
+BROWSER_AUTH = """[session]
 enabled = true
 backend = "rdb"
 
@@ -311,11 +308,20 @@ dsn = "sqlite:///{{name}}.sqlite3"
 
 [auth]
 enabled = true
-mode = "oidc_only"
+mode = "@MODE@"
 protection.include = [{{protected}}]
 protection.unauthenticated = "{{unauthenticated}}"
 session.ttl = "24h"
+"""
 
+CONFIG_LOGIN = (
+    """
+# Browser login with OpenID Connect. `fw dev` starts a development identity provider and sets
+# AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_ID and AUTH_OIDC_CLIENT_SECRET; elsewhere set them to your
+# provider's values (and an https redirect_url registered there).
+"""
+    + BROWSER_AUTH.replace("@MODE@", "oidc_only")
+    + """
 [auth.oidc]
 issuer = "${AUTH_OIDC_ISSUER}"
 client_id = "${AUTH_OIDC_CLIENT_ID}"
@@ -323,32 +329,24 @@ client_secret = "${AUTH_OIDC_CLIENT_SECRET}"
 allow_loopback_http = true
 scopes = ["profile", "email"]
 """
+)
 
-CONFIG_OAUTH = """
+CONFIG_OAUTH = (
+    """
 # Sign in with X (OAuth 2.0, no ID token). `fw dev` serves an X-shaped stand-in and sets
 # AUTH_OAUTH_CLIENT_ID, AUTH_OAUTH_CLIENT_SECRET and the three AUTH_OAUTH_*_ENDPOINT variables;
 # elsewhere set the client id and secret of your X app, leave the endpoints unset (X's own), and
 # set an https redirect_url registered there (see docs/auth-oauth.md in fw).
-[session]
-enabled = true
-backend = "rdb"
-
-[middleware.rdb]
-dsn = "sqlite:///{{name}}.sqlite3"
-
-[auth]
-enabled = true
-mode = "oauth_only"
-protection.include = [{{protected}}]
-protection.unauthenticated = "{{unauthenticated}}"
-session.ttl = "24h"
-
+"""
+    + BROWSER_AUTH.replace("@MODE@", "oauth_only")
+    + """
 [auth.oauth]
 provider = "x"
 client_id = "${AUTH_OAUTH_CLIENT_ID}"
 client_secret = "${AUTH_OAUTH_CLIENT_SECRET}"
 allow_loopback_http = true
 """
+)
 
 #: What differs between an OpenID Connect and an X project's pages, tests and fw dev note.
 LOGIN_VALUES = {
