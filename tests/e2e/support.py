@@ -96,3 +96,20 @@ def app_processes(
             )
             origins.append(origin)
         yield origins
+
+
+@contextlib.contextmanager
+def fw_dev_example(example: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``fw dev`` serving a copy of ``examples/<example>`` on a free loopback port; (origin, log)."""
+    import shutil
+
+    workdir = tmp_path / example
+    shutil.copytree(
+        REPO / "examples" / example, workdir, ignore=shutil.ignore_patterns("*.sqlite3", "__pycache__")
+    )
+    port = free_port()
+    origin = f"http://127.0.0.1:{port}"
+    log = tmp_path / "fw-dev.log"
+    command = [PYTHON, "-m", "fw.cli", "dev", "--server-port", str(port)]
+    with serving(command, env=clean_env({"APP_ENV": "dev"}), cwd=workdir, ready_url=f"{origin}/", log=log):
+        yield origin, log

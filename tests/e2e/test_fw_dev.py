@@ -10,21 +10,13 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from e2e.support import PYTHON, REPO, clean_env, free_port, serving
+from e2e.support import PYTHON, REPO, clean_env, free_port, fw_dev_example
 
 
 @pytest.fixture
 def dev_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    workdir = tmp_path / "login"
-    shutil.copytree(
-        REPO / "examples" / "login", workdir, ignore=shutil.ignore_patterns("*.sqlite3", "__pycache__")
-    )
-    port = free_port()
-    origin = f"http://127.0.0.1:{port}"
-    log = tmp_path / "fw-dev.log"
-    command = [PYTHON, "-m", "fw.cli", "dev", "--server-port", str(port)]
-    with serving(command, env=clean_env({"APP_ENV": "dev"}), cwd=workdir, ready_url=f"{origin}/", log=log):
-        yield origin, log
+    with fw_dev_example("login", tmp_path) as served:
+        yield served
 
 
 def test_fw_dev_serves_the_login_example_with_the_development_provider(dev_server: tuple[str, Path]) -> None:

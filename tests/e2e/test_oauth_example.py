@@ -3,13 +3,12 @@ sign in with X at the X-shaped stand-in's user picker, see the profile page, sig
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from e2e.support import CHROMIUM, CHROMIUM_ARGS, PYTHON, REPO, clean_env, free_port, serving
+from e2e.support import CHROMIUM, CHROMIUM_ARGS, fw_dev_example
 
 
 @pytest.fixture
@@ -17,16 +16,8 @@ def example(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing (bash .ci/run installs the Debian chromium package)")
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    workdir = tmp_path / "oauth"
-    shutil.copytree(
-        REPO / "examples" / "oauth", workdir, ignore=shutil.ignore_patterns("*.sqlite3", "__pycache__")
-    )
-    port = free_port()
-    origin = f"http://127.0.0.1:{port}"
-    log = tmp_path / "fw-dev.log"
-    command = [PYTHON, "-m", "fw.cli", "dev", "--server-port", str(port)]
-    with serving(command, env=clean_env({"APP_ENV": "dev"}), cwd=workdir, ready_url=f"{origin}/", log=log):
-        yield origin, log
+    with fw_dev_example("oauth", tmp_path) as served:
+        yield served
 
 
 def test_a_person_signs_in_with_x_sees_their_profile_and_signs_out(example: tuple[str, Path]) -> None:
