@@ -1,4 +1,4 @@
-"""Fixtures for ``oauth_only``: the X stand-in, and apps configured against it the way a project is."""
+"""Fixtures for ``oauth_only``: fw's public X stand-in, and apps configured against it as a project is."""
 
 from __future__ import annotations
 
@@ -10,22 +10,28 @@ import pytest
 from auth_oidc.support import session_settings, to_toml
 
 import fw
-from auth_oauth.standin import CLIENT_ID, CLIENT_SECRET, StandIn, running_standin
-from fw.testing import BrowserClient, configured
+from fw.testing import BrowserClient, TestOAuthProvider, configured, oauth_provider
 
 
 @pytest.fixture
-def standin() -> Iterator[StandIn]:
-    with running_standin() as running:
+def x() -> Iterator[TestOAuthProvider]:
+    """The stand-in, signing alice in without showing its picker."""
+    with oauth_provider(login_user="alice") as running:
         yield running
 
 
 def oauth_layers(
-    standin: StandIn, dsn: str, *, oauth: dict[str, Any] | None = None, **auth: Any
+    x: TestOAuthProvider, dsn: str, *, oauth: dict[str, Any] | None = None, **auth: Any
 ) -> dict[str, Any]:
     """``configured(**...)`` arguments for a working ``oauth_only`` app with these changes."""
-    table: dict[str, Any] = {"provider": "x", "client_id": CLIENT_ID, "allow_loopback_http": True}
-    table.update(standin.endpoints)
+    table: dict[str, Any] = {
+        "provider": "x",
+        "client_id": x.client_id,
+        "allow_loopback_http": True,
+        "authorization_endpoint": x.authorization_endpoint,
+        "token_endpoint": x.token_endpoint,
+        "user_endpoint": x.user_endpoint,
+    }
     table.update(oauth or {})
     tables = {
         "auth": {
@@ -38,7 +44,7 @@ def oauth_layers(
         "session": session_settings(),
         "middleware": {"rdb": {"dsn": dsn}},
     }
-    return {"toml": to_toml(tables), "env": {"AUTH_OAUTH_CLIENT_SECRET": CLIENT_SECRET}}
+    return {"toml": to_toml(tables), "env": {"AUTH_OAUTH_CLIENT_SECRET": x.client_secret}}
 
 
 def make_app() -> fw.App:
@@ -63,12 +69,12 @@ def make_app() -> fw.App:
 
 
 @pytest.fixture
-def browser(standin: StandIn, sqlite_dsn: str) -> Iterator[Any]:
+def browser(x: TestOAuthProvider, sqlite_dsn: str) -> Iterator[Any]:
     """``browser(oauth={...}, **auth)``: a browser-like client on an ``oauth_only`` app (lifespan on)."""
     with contextlib.ExitStack() as stack:
 
         def build(**changes: Any) -> BrowserClient:
-            stack.enter_context(configured(**oauth_layers(standin, sqlite_dsn, **changes)))
-            return stack.enter_context(BrowserClient(make_app(), standin.origin))
+            stack.enter_context(configured(**oauth_layers(x, sqlite_dsn, **changes)))
+            return stack.enter_context(BrowserClient(make_app(), x))
 
         yield build

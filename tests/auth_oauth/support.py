@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from auth_oauth.standin import StandIn
-from fw.testing import BrowserClient
+from fw.testing import BrowserClient, TestOAuthProvider
 
 
 def database_file(dsn: str) -> Path:
@@ -27,10 +26,10 @@ def sessions(dsn: str) -> int:
         return int(db.execute("select count(*) from fw_sessions where account_id != ''").fetchone()[0])
 
 
-def assert_no_token_kept(standin: StandIn, dsn: str, caplog: pytest.LogCaptureFixture) -> None:
+def assert_no_token_kept(x: TestOAuthProvider, dsn: str, caplog: pytest.LogCaptureFixture) -> None:
     """No access token the stand-in issued is in the logs or anywhere in the database's files."""
     files = [path.read_bytes() for path in database_file(dsn).parent.glob(f"{database_file(dsn).name}*")]
-    for token in standin.issued:
+    for token in x.issued_tokens:
         assert token not in caplog.text
         assert all(token.encode() not in content for content in files)
 

@@ -8,9 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 
 from auth_oauth.conftest import make_app
-from auth_oauth.standin import StandIn
 from auth_oauth.support import accounts, assert_signed_out
-from fw.testing import BrowserClient
+from fw.testing import BrowserClient, TestOAuthProvider
 
 
 def _callback_url(client: BrowserClient) -> str:
@@ -41,9 +40,11 @@ def test_a_replayed_callback_is_refused(browser: Any, sqlite_dsn: str) -> None:
     assert_signed_out(client, sqlite_dsn)
 
 
-def test_a_callback_in_another_browser_is_refused(browser: Any, standin: StandIn, sqlite_dsn: str) -> None:
+def test_a_callback_in_another_browser_is_refused(
+    browser: Any, x: TestOAuthProvider, sqlite_dsn: str
+) -> None:
     url = _callback_url(browser())
-    with BrowserClient(make_app(), standin.origin) as other:
+    with BrowserClient(make_app(), x) as other:
         answer = other.get(url, follow_redirects=False)
         _failed(answer)
         assert "no sign-in is in progress" in answer.json()["detail"]

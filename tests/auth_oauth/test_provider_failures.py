@@ -4,34 +4,27 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from auth_oauth.standin import ALICE, StandIn
 from auth_oauth.support import accounts, assert_no_token_kept, assert_signed_out
+from fw.devidp.x import LookupFailure
+from fw.testing import TestOAuthProvider
 
-UNAUTHORIZED = {"title": "Unauthorized", "type": "about:blank", "status": 401, "detail": "Unauthorized"}
-
-
-def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Callable[[], Response]:
-    return lambda: JSONResponse(body, status_code=status, headers=headers)
-
-
-LOOKUP_FAILURES: dict[str, tuple[Callable[[], Response], int]] = {
-    "401 problem JSON": (_json(UNAUTHORIZED, 401), 400),
-    "5xx": (_json({"title": "Service Unavailable"}, 503), 503),
-    "500 HTML": (lambda: HTMLResponse("<h1>Something went wrong</h1>", status_code=500), 503),
-    "no data": (_json({"errors": [{"detail": "Could not find user"}]}), 400),
-    "no id": (_json({"data": {k: v for k, v in ALICE.items() if k != "id"}}), 400),
-    "id as a number": (_json({"data": {**ALICE, "id": 2244994945}}), 400),
-    "empty id": (_json({"data": {**ALICE, "id": ""}}), 400),
-    "HTML instead of JSON": (lambda: HTMLResponse("<html><body>Welcome</body></html>"), 400),
-    "oversized": (_json({"data": {**ALICE, "name": "a" * 100_000}}), 400),
-    "a JSON array": (_json([ALICE]), 400),
+#: Each broken lookup answer, the 5xx it comes with (if any) and the status fw answers the browser.
+LOOKUP_FAILURES: dict[str, tuple[LookupFailure, int | None, int]] = {
+    "401 problem JSON": ("unauthorized", None, 400),
+    "403 problem JSON": ("forbidden", None, 400),
+    "5xx": ("server_error", 503, 503),
+    "500 HTML": ("proxy_error", 500, 503),
+    "no data": ("missing_data", None, 400),
+    "no id": ("missing_id", None, 400),
+    "id as a number": ("numeric_id", None, 400),
+    "empty id": ("empty_id", None, 400),
+    "HTML instead of JSON": ("html", None, 400),
+    "oversized": ("oversized", None, 400),
+    "a JSON array": ("not_an_object", None, 400),
 }
 
 
@@ -40,45 +33,46 @@ def _all_logs(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
 
 
-def _refused(browser: Any, standin: StandIn, dsn: str, caplog: pytest.LogCaptureFixture, status: int) -> Any:
+def _refused(
+    browser: Any, x: TestOAuthProvider, dsn: str, caplog: pytest.LogCaptureFixture, status: int
+) -> Any:
     client = browser()
     answer = client.get("/auth/login", follow_redirects=True)
     assert answer.status_code == status, answer.text
     assert answer.headers["content-type"].startswith("application/problem+json")
     assert_signed_out(client, dsn)
     assert accounts(dsn) == []
-    assert_no_token_kept(standin, dsn, caplog)
-    for token in standin.issued:
+    assert_no_token_kept(x, dsn, caplog)
+    for token in x.issued_tokens:
         assert token not in answer.text
     return answer
 
 
 @pytest.mark.parametrize("case", list(LOOKUP_FAILURES), ids=list(LOOKUP_FAILURES))
 def test_a_failed_or_malformed_lookup_signs_no_one_in(
-    case: str, browser: Any, standin: StandIn, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
+    case: str, browser: Any, x: TestOAuthProvider, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    lookup, status = LOOKUP_FAILURES[case]
-    standin.lookup = lookup
-    _refused(browser, standin, sqlite_dsn, caplog, status)
-    assert len(standin.issued) == 1 and len(standin.paths("/2/users/me")) == 1
+    failure, provider_status, status = LOOKUP_FAILURES[case]
+    x.fail_lookup(failure, status=provider_status)
+    _refused(browser, x, sqlite_dsn, caplog, status)
+    assert len(x.issued_tokens) == 1 and len(x.state.lookups) == 1
 
 
 def test_a_spent_rate_limit_is_a_429_saying_when_to_retry(
-    browser: Any, standin: StandIn, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
+    browser: Any, x: TestOAuthProvider, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    reset = int(time.time()) + 120
-    standin.lookup = _json({"title": "Too Many Requests"}, 429, {"x-rate-limit-reset": str(reset)})
-    answer = _refused(browser, standin, sqlite_dsn, caplog, 429)
+    x.fail_lookup("rate_limited", reset_after=120)
+    answer = _refused(browser, x, sqlite_dsn, caplog, 429)
     assert 100 <= int(answer.headers["retry-after"]) <= 120
     assert answer.json()["code"] == "rate_limited"
 
 
 def test_a_person_declining_at_x_is_a_403(
-    browser: Any, standin: StandIn, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
+    browser: Any, x: TestOAuthProvider, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    standin.authorize_error = "access_denied"
-    _refused(browser, standin, sqlite_dsn, caplog, 403)
-    assert standin.paths("/2/oauth2/token") == []
+    x.fail_authorization("access_denied")
+    _refused(browser, x, sqlite_dsn, caplog, 403)
+    assert x.state.token_requests == []
 
 
 @pytest.mark.parametrize(
@@ -89,24 +83,28 @@ def test_a_person_declining_at_x_is_a_403(
     ],
 )
 def test_a_token_error_is_a_400_naming_it(
-    error: tuple[str, str], browser: Any, standin: StandIn, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
+    error: tuple[str, str],
+    browser: Any,
+    x: TestOAuthProvider,
+    sqlite_dsn: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    standin.token_error = error
-    answer = _refused(browser, standin, sqlite_dsn, caplog, 400)
+    x.fail_token(*error)
+    answer = _refused(browser, x, sqlite_dsn, caplog, 400)
     assert error[0] in answer.json()["detail"]
-    assert standin.paths("/2/users/me") == []
+    assert x.state.lookups == []
 
 
 def test_a_wrong_client_secret_is_refused_by_the_token_endpoint(
-    standin: StandIn, sqlite_dsn: str, caplog: pytest.LogCaptureFixture, browser: Any
+    x: TestOAuthProvider, sqlite_dsn: str, caplog: pytest.LogCaptureFixture, browser: Any
 ) -> None:
     from auth_oauth.conftest import make_app, oauth_layers
     from fw.testing import BrowserClient, configured
 
-    layers = oauth_layers(standin, sqlite_dsn)
+    layers = oauth_layers(x, sqlite_dsn)
     with (
         configured(toml=layers["toml"], env={"AUTH_OAUTH_CLIENT_SECRET": "wrong"}),
-        BrowserClient(make_app(), standin.origin) as client,
+        BrowserClient(make_app(), x) as client,
     ):
         answer = client.get("/auth/login", follow_redirects=True)
         assert answer.status_code == 400 and client.get("/me").json() == {"signed_in": False}
@@ -114,7 +112,7 @@ def test_a_wrong_client_secret_is_refused_by_the_token_endpoint(
 
 
 def test_an_unreachable_provider_is_a_503(
-    browser: Any, standin: StandIn, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
+    browser: Any, x: TestOAuthProvider, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = browser(oauth={"token_endpoint": "http://127.0.0.1:9/2/oauth2/token"})
     answer = client.get("/auth/login", follow_redirects=True)
@@ -125,9 +123,9 @@ def test_an_unreachable_provider_is_a_503(
 
 
 def test_the_log_of_a_failed_lookup_names_the_failure_but_not_the_token(
-    browser: Any, standin: StandIn, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
+    browser: Any, x: TestOAuthProvider, sqlite_dsn: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    standin.lookup = _json({"data": {**ALICE, "id": 1}})
-    _refused(browser, standin, sqlite_dsn, caplog, 400)
+    x.fail_lookup("numeric_id")
+    _refused(browser, x, sqlite_dsn, caplog, 400)
     assert "non-string id" in caplog.text
-    assert json.dumps(standin.issued[0]) not in caplog.text
+    assert json.dumps(x.issued_tokens[0]) not in caplog.text

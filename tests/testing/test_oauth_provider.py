@@ -185,7 +185,7 @@ def test_the_token_endpoint_requires_http_basic_client_authentication(x: TestOAu
     refused = httpx2.post(x.token_endpoint, data=in_body)
     assert refused.status_code == 401 and refused.json()["error"] == "unauthorized_client"
     assert redeem(x, code, auth=(x.client_id, "wrong")).status_code == 401
-    assert x.state.token_requests[-1]["code"] == code
+    assert x.state.token_requests[-1].form["code"] == code
 
 
 def test_a_wrong_code_verifier_is_refused_with_x_wording(x: TestOAuthProvider) -> None:
@@ -234,6 +234,67 @@ def test_the_redirect_uri_must_match_the_authorization_request(x: TestOAuthProvi
     assert refused.status_code == 400 and refused.json()["error"] == "invalid_request"
 
 
+# Authorization and token failures on demand.
+def test_a_failed_authorization_sends_the_error_to_the_callback_until_cleared(x: TestOAuthProvider) -> None:
+    x.login_user("alice")
+    x.fail_authorization("access_denied")
+    assert answer(authorize(x)) == {"error": "access_denied", "state": "the-state"}
+    x.fail_authorization(None)
+    assert answer(authorize(x))["code"]
+
+
+def test_a_failed_token_request_answers_the_error_asked_for_until_cleared(x: TestOAuthProvider) -> None:
+    x.login_user("alice")
+    code = answer(authorize(x))["code"]
+    x.fail_token("invalid_grant", "Value passed for the token was invalid.", status=400)
+    refused = redeem(x, code)
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "error": "invalid_grant",
+        "error_description": "Value passed for the token was invalid.",
+    }
+    x.fail_token(None)
+    assert redeem(x, code).status_code == 200  # the refused request did not spend the code
+
+
+def test_a_token_failure_is_still_behind_client_authentication(x: TestOAuthProvider) -> None:
+    x.fail_token("temporarily_unavailable", status=503)
+    x.login_user("alice")
+    code = answer(authorize(x))["code"]
+    assert redeem(x, code, auth=(x.client_id, "wrong")).status_code == 401
+    assert redeem(x, code).status_code == 503
+
+
+def test_a_token_failure_needs_an_error_code_and_an_error_status(x: TestOAuthProvider) -> None:
+    with pytest.raises(ValueError, match="status"):
+        x.fail_token("invalid_grant", status=200)
+    with pytest.raises(ValueError, match="RFC 6749"):
+        x.fail_authorization("")
+
+
+# What the stand-in records.
+def test_every_request_is_recorded_with_its_headers_and_form(x: TestOAuthProvider) -> None:
+    token = signed_in_token(x)["access_token"]
+    lookup(x, token)
+    assert [(seen.method, seen.path) for seen in x.state.requests] == [
+        ("GET", "/i/oauth2/authorize"),
+        ("POST", "/2/oauth2/token"),
+        ("GET", "/2/users/me"),
+    ]
+    [redemption] = x.state.token_requests
+    assert redemption.form["code_verifier"] == VERIFIER
+    assert redemption.headers["authorization"].startswith("Basic ")
+    assert x.state.lookups[0].query == {"user.fields": "profile_image_url"}
+    assert x.issued_tokens == [token]
+
+
+def test_profile_is_what_the_lookup_answers(x: TestOAuthProvider) -> None:
+    token = signed_in_token(x, "bob")["access_token"]
+    assert lookup(x, token).json() == {"data": x.profile("bob")}
+    with pytest.raises(LookupError, match="carol"):
+        x.profile("carol")
+
+
 # The own-user lookup.
 def test_the_lookup_answers_the_profile_with_the_avatar_asked_for(x: TestOAuthProvider) -> None:
     token = signed_in_token(x)["access_token"]
@@ -250,8 +311,8 @@ def test_the_lookup_answers_the_profile_with_the_avatar_asked_for(x: TestOAuthPr
     assert "profile_image_url" not in plain["data"]
     avatar = httpx2.get(profile["data"]["profile_image_url"])
     assert avatar.status_code == 200 and avatar.headers["content-type"].startswith("image/svg+xml")
-    assert x.state.lookups[-1]["query"] == ""
-    assert "authorization" in x.state.lookups[0]["headers"].split(",")
+    assert x.state.lookups[-1].query == {}
+    assert "authorization" in x.state.lookups[0].headers
 
 
 def test_a_user_with_their_own_avatar_url_gets_it_back() -> None:
@@ -310,6 +371,34 @@ def test_a_server_error_lookup_answers_the_5xx_asked_for(x: TestOAuthProvider, s
 def test_a_server_error_must_be_a_5xx(x: TestOAuthProvider) -> None:
     with pytest.raises(ValueError, match="5xx"):
         x.fail_lookup("server_error", status=404)
+    with pytest.raises(ValueError, match="5xx"):
+        x.fail_lookup("proxy_error", status=200)
+
+
+def test_a_status_is_refused_for_a_failure_that_takes_none(x: TestOAuthProvider) -> None:
+    with pytest.raises(ValueError, match="takes no status"):
+        x.fail_lookup("html", status=502)
+
+
+def test_an_unknown_failure_name_lists_the_known_ones(x: TestOAuthProvider) -> None:
+    with pytest.raises(ValueError, match="rate_limited"):
+        x.fail_lookup("timeout")  # type: ignore[arg-type]
+
+
+def test_a_rate_limit_resets_when_the_test_says(x: TestOAuthProvider) -> None:
+    token = signed_in_token(x)["access_token"]
+    x.fail_lookup("rate_limited", reset_after=120)
+    reset = int(lookup(x, token).headers["x-rate-limit-reset"])
+    assert time.time() + 110 <= reset <= time.time() + 120
+
+
+def test_a_proxy_error_is_an_html_page_with_the_5xx_asked_for(x: TestOAuthProvider) -> None:
+    token = signed_in_token(x)["access_token"]
+    x.fail_lookup("proxy_error")
+    assert lookup(x, token).status_code == 502
+    x.fail_lookup("proxy_error", status=500)
+    page = lookup(x, token)
+    assert page.status_code == 500 and page.headers["content-type"].startswith("text/html")
 
 
 def test_an_unauthorized_lookup_fails_even_with_a_good_token(x: TestOAuthProvider) -> None:
@@ -331,6 +420,10 @@ def test_malformed_profiles_are_missing_data_missing_id_or_a_numeric_id(x: TestO
     }
     x.fail_lookup("numeric_id")
     assert lookup(x, token).json()["data"]["id"] == 1001
+    x.fail_lookup("empty_id")
+    assert lookup(x, token).json()["data"]["id"] == ""
+    x.fail_lookup("not_an_object")
+    assert lookup(x, token).json() == [x.profile("alice")]
 
 
 def test_an_html_lookup_answer_is_not_json(x: TestOAuthProvider) -> None:

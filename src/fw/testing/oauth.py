@@ -6,8 +6,15 @@
             client.login()                      # stand-in, callback, session: all followed
             x.fail_lookup("rate_limited")       # the next sign-in meets a 429
 
-The stand-in records what it saw (``state.authorizations``, ``state.token_requests``,
-``state.lookups``) so a test can check what the application sent.
+Every way X can fail a sign-in is one call, in force until called again with ``None``:
+``fail_authorization("access_denied")`` (the callback carries an error), ``fail_token(error,
+description)`` (the code redemption is refused), ``fail_lookup(failure)`` (the own-user lookup
+answers a 401/403 problem, a 429 with ``x-rate-limit-reset``, a 5xx, a malformed profile, HTML or
+megabytes; see :data:`fw.devidp.x.LookupFailure`).
+
+The stand-in records every request it answered (``state.requests``, with the views
+``state.authorizations``, ``state.token_requests``, ``state.lookups``) and every access token it
+issued (``issued_tokens``), so a test can check what the application sent and that it kept no token.
 """
 
 from __future__ import annotations
@@ -15,9 +22,11 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Iterable, Iterator
+from typing import get_args
 
 from fw.devidp import DevClient
 from fw.devidp.x import DEFAULT_X_USERS, LookupFailure, RunningXProvider, XState, XUser
+from fw.devidp.x.model import FAILURE_STATUS, RATE_LIMIT_WINDOW, TokenFailure
 
 
 class TestOAuthProvider:
@@ -68,9 +77,58 @@ class TestOAuthProvider:
             raise LookupError(f"no stand-in user {who!r}; add it with oauth_provider(users=...)")
         self.state.preset_user = who
 
-    def fail_lookup(self, failure: LookupFailure | None, *, status: int = 503) -> None:
-        """Make the own-user lookup fail as ``failure`` until called again with ``None``."""
-        self.state.fail_lookup(failure, status=status)
+    @property
+    def issued_tokens(self) -> list[str]:
+        """Every access token issued so far, oldest first."""
+        return list(self.state.access_tokens)
+
+    def profile(self, who: str) -> dict[str, str]:
+        """The ``data`` a good own-user lookup answers for ``who`` (``id`` or ``username``)."""
+        user = self.state.user(who)
+        if user is None:
+            raise LookupError(f"no stand-in user {who!r}; add it with oauth_provider(users=...)")
+        return self.running.provider.profile(user, ["profile_image_url"])
+
+    def fail_authorization(self, error: str | None) -> None:
+        """Send the browser back to the callback with ``error`` (e.g. ``access_denied``) instead of a code."""
+        if error is not None and not error:
+            raise ValueError("an authorization error needs its RFC 6749 code, e.g. 'access_denied'")
+        self.state.authorization_failure = error
+
+    def fail_token(self, error: str | None, description: str = "", *, status: int = 400) -> None:
+        """Refuse each code redemption with the RFC 6749 ``error`` and ``description``."""
+        if error is None:
+            self.state.token_failure = None
+            return
+        if not error or not 400 <= status <= 599:
+            raise ValueError(f"a token error needs its RFC 6749 code and a 4xx or 5xx status, not {status}")
+        self.state.token_failure = TokenFailure(error, description, status)
+
+    def fail_lookup(
+        self,
+        failure: LookupFailure | None,
+        *,
+        status: int | None = None,
+        reset_after: int = RATE_LIMIT_WINDOW,
+    ) -> None:
+        """Make the own-user lookup fail as ``failure`` until called again with ``None``.
+
+        ``status`` picks the 5xx of ``server_error`` (503) and ``proxy_error`` (502);
+        ``reset_after`` the seconds until a ``rate_limited`` answer's ``x-rate-limit-reset``.
+        """
+        if failure is not None and failure not in get_args(LookupFailure):
+            known = ", ".join(get_args(LookupFailure))
+            raise ValueError(f"no lookup failure {failure!r}; use one of: {known}")
+        chosen = FAILURE_STATUS.get(failure or "", 503) if status is None else status
+        if failure in FAILURE_STATUS and not 500 <= chosen <= 599:
+            raise ValueError(f"a {failure} has a 5xx status, not {chosen}")
+        if status is not None and failure not in FAILURE_STATUS:
+            raise ValueError(f"{failure!r} takes no status; only {' and '.join(FAILURE_STATUS)} do")
+        if reset_after < 0:
+            raise ValueError(f"reset_after is seconds from now, not {reset_after}")
+        self.state.lookup_failure = failure
+        self.state.lookup_failure_status = chosen
+        self.state.lookup_reset_after = reset_after
 
     def expire_codes(self) -> None:
         """Make every authorization code issued so far expired (the token endpoint then refuses it)."""

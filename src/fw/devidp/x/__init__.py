@@ -5,8 +5,8 @@
 provider it runs only on loopback with ``APP_ENV=dev``.
 """
 
-from fw.devidp.x.model import DEFAULT_X_USERS, LookupFailure, XState, XUser
+from fw.devidp.x.model import DEFAULT_X_USERS, LookupFailure, XRequest, XState, XUser
 from fw.devidp.x.provider import XProvider
 from fw.devidp.x.server import RunningXProvider
 
-__all__ = ["DEFAULT_X_USERS", "LookupFailure", "RunningXProvider", "XProvider", "XState", "XUser"]
+__all__ = ["DEFAULT_X_USERS", "LookupFailure", "RunningXProvider", "XProvider", "XRequest", "XState", "XUser"]

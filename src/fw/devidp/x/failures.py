@@ -1,8 +1,9 @@
 """The broken answers the stand-in's own-user lookup gives when a test asks for one.
 
 Each is what X (or a proxy in front of it) can really send back: a problem document, a rate
-limit with its reset time, an outage, a profile with a piece missing or of the wrong type, an
-HTML error page, or far more bytes than any profile needs.
+limit with its reset time, an outage, a profile with a piece missing, empty or of the wrong
+type, a body that is not an object, an HTML page (with a 200 or a proxy's 5xx), or far more
+bytes than any profile needs.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from fw.devidp.x.model import LookupFailure, XUser
 
 #: Bytes of the "oversized" answer: well above any bound a client puts on a profile.
 OVERSIZED_BYTES = 2 * 1024 * 1024
-RATE_LIMIT_WINDOW = 15 * 60
 
 _TITLES = {
     401: "Unauthorized",
@@ -50,14 +50,20 @@ async def _padding(size: int) -> AsyncIterator[bytes]:
     yield b'","username":"padded"}}'
 
 
-def failed_lookup(failure: LookupFailure, status: int, user: XUser, profile: dict[str, str]) -> Response:
-    """The answer for ``failure``; ``profile`` is what a good answer's ``data`` would have been."""
+def failed_lookup(
+    failure: LookupFailure, status: int, reset_after: int, user: XUser, profile: dict[str, str]
+) -> Response:
+    """The answer for ``failure``; ``profile`` is what a good answer's ``data`` would have been.
+
+    ``status`` is the 5xx of the two server failures, ``reset_after`` the seconds to a rate
+    limit's reset.
+    """
     if failure == "unauthorized":
         return problem(401)
     if failure == "forbidden":
         return problem(403)
     if failure == "rate_limited":
-        reset = str(int(time.time()) + RATE_LIMIT_WINDOW)
+        reset = str(int(time.time()) + reset_after)
         limits = {"x-rate-limit-limit": "75", "x-rate-limit-remaining": "0", "x-rate-limit-reset": reset}
         return problem(429, limits)
     if failure == "server_error":
@@ -73,6 +79,11 @@ def failed_lookup(failure: LookupFailure, status: int, user: XUser, profile: dic
         return JSONResponse({"data": {k: v for k, v in profile.items() if k != "id"}})
     if failure == "numeric_id":
         return JSONResponse({"data": {**profile, "id": int(user.id) if user.id.isdigit() else 1}})
-    if failure == "html":
-        return HTMLResponse("<!doctype html><html><body><h1>Something went wrong</h1></body></html>")
+    if failure == "empty_id":
+        return JSONResponse({"data": {**profile, "id": ""}})
+    if failure == "not_an_object":
+        return JSONResponse([profile])
+    if failure in ("html", "proxy_error"):
+        page = "<!doctype html><html><body><h1>Something went wrong</h1></body></html>"
+        return HTMLResponse(page, status_code=status if failure == "proxy_error" else 200)
     return StreamingResponse(_padding(OVERSIZED_BYTES), media_type="application/json")

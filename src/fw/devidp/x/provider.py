@@ -32,11 +32,17 @@ from fw.devidp.pages import (
     s256,
 )
 from fw.devidp.x.failures import failed_lookup, problem
-from fw.devidp.x.model import KNOWN_SCOPES, XState, XTokenGrant, XUser
+from fw.devidp.x.model import (
+    AUTHORIZE_PATH,
+    KNOWN_SCOPES,
+    TOKEN_PATH,
+    USER_PATH,
+    XRequest,
+    XState,
+    XTokenGrant,
+    XUser,
+)
 
-AUTHORIZE_PATH = "/i/oauth2/authorize"
-TOKEN_PATH = "/2/oauth2/token"
-USER_PATH = "/2/users/me"
 AVATAR_PREFIX = "/profile_images/"
 #: Every path the stand-in answers (to serve it next to another application).
 STANDIN_PATHS = frozenset({AUTHORIZE_PATH, TOKEN_PATH, USER_PATH})
@@ -95,8 +101,25 @@ class XProvider:
     def profile_image_url(self, user: XUser) -> str:
         return user.profile_image_url or f"{self.origin}{AVATAR_PREFIX}{quote(user.id)}.svg"
 
+    def profile(self, user: XUser, fields: list[str]) -> dict[str, str]:
+        """The ``data`` of a good lookup answer for ``user`` with the ``user.fields`` asked for."""
+        profile = {"id": user.id, "name": user.name or user.username, "username": user.username}
+        if "profile_image_url" in fields:
+            profile["profile_image_url"] = self.profile_image_url(user)
+        return profile
+
+    async def _record(self, request: Request) -> None:
+        """Add the request to ``state.requests`` (Starlette keeps the form for the handler)."""
+        form = await request_params(request) if request.method == "POST" else {}
+        self.state.requests.append(
+            XRequest(
+                request.method, request.url.path, dict(request.query_params), dict(request.headers), form
+            )
+        )
+
     # Authorization endpoint.
     async def authorize(self, request: Request) -> Response:
+        await self._record(request)
         params = await request_params(request)
         client = self.state.clients.get(params.get("client_id", ""))
         redirect_uri = params.get("redirect_uri", "")
@@ -123,6 +146,8 @@ class XProvider:
             self.state.authorizations.append(dict(params))
         if params.get("deny") == "1":
             return answer({"error": "access_denied"})
+        if self.state.authorization_failure is not None:
+            return answer({"error": self.state.authorization_failure})
         chosen = params.get("user") if request.method == "POST" else self.state.preset_user
         user = self.state.user(chosen) if chosen else None
         if user is None:
@@ -149,12 +174,15 @@ class XProvider:
 
     # Token endpoint.
     async def token(self, request: Request) -> Response:
-        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
-        self.state.token_requests.append(dict(form))
+        await self._record(request)
+        form = await request_params(request)
         client = self._authenticated_client(request.headers.get("authorization", ""))
         if client is None:
             return oauth_error("unauthorized_client", "Missing valid authorization header", 401)
         grant_type = form.get("grant_type", "")
+        failure = self.state.token_failure
+        if failure is not None and grant_type == "authorization_code":
+            return oauth_error(failure.error, failure.description, failure.status)
         if grant_type == "authorization_code":
             return self._code_grant(form, client)
         if grant_type == "refresh_token":
@@ -209,9 +237,7 @@ class XProvider:
 
     # The own-user lookup.
     async def me(self, request: Request) -> Response:
-        self.state.lookups.append(
-            {"query": request.url.query, "headers": ",".join(sorted(request.headers.keys()))}
-        )
+        await self._record(request)
         header = request.headers.get("authorization", "")
         token = header[7:] if header.lower().startswith("bearer ") else ""
         grant = self.state.access_tokens.get(token)
@@ -224,15 +250,15 @@ class XProvider:
         invalid = [f for f in fields if f not in USER_FIELDS]
         if invalid:
             return _invalid_fields(invalid)
-        profile = {"id": user.id, "name": user.name or user.username, "username": user.username}
-        if "profile_image_url" in fields:
-            profile["profile_image_url"] = self.profile_image_url(user)
+        profile = self.profile(user, fields)
         failure = self.state.lookup_failure
         if failure is not None:
-            return failed_lookup(failure, self.state.lookup_failure_status, user, profile)
+            status, reset_after = self.state.lookup_failure_status, self.state.lookup_reset_after
+            return failed_lookup(failure, status, reset_after, user, profile)
         return JSONResponse({"data": profile})
 
     async def avatar(self, request: Request) -> Response:
+        await self._record(request)
         user = self.state.users.get(request.path_params["user_id"])
         if user is None:
             return Response(status_code=404)
