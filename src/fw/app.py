@@ -24,6 +24,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import fw.configuration as _config
+from fw.binding.docs_route import DocsMode, check_docs, docs_mode
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension, build_extensions
 from fw.problems import Problem, problem_from
@@ -113,6 +114,8 @@ class App:
     def build(self) -> ASGIApp:
         """The Starlette application; built once."""
         if self._asgi is None:
+            from fw.binding.docs_route import docs_routes
+            from fw.binding.info import api_info
             from fw.binding.limits import BodyLimitMiddleware, BodyLimits
             from fw.binding.openapi_route import openapi_routes
 
@@ -129,8 +132,10 @@ class App:
                     )
                 )
             routes.extend(openapi_routes(self))
-            routes.extend(self._mounts)
             server = _config.config(ServerSettings)
+            title = api_info(entry.handler for entry in self.entries)["title"]
+            routes.extend(docs_routes(self._docs_mode(server), title))
+            routes.extend(self._mounts)
             limits = BodyLimits.of(server.max_request_body, server.cbor_max_body)
             middleware = [Middleware(BodyLimitMiddleware, limits=limits)]
             middleware.extend(self._middleware)
@@ -148,9 +153,15 @@ class App:
             )
         return self._asgi
 
+    @staticmethod
+    def _docs_mode(server: ServerSettings) -> DocsMode:
+        return docs_mode(server.docs, _config.source_of("server.docs"), _config.current_app_env())
+
     async def startup(self) -> None:
         """Run every startup check and hook; raises :class:`fw.StartupError` to refuse."""
-        await check_server(_config.config(ServerSettings))
+        server = _config.config(ServerSettings)
+        await check_server(server)
+        check_docs(self._docs_mode(server))
         for ext in self.extensions:
             await ext.startup()
         for hook in self._on_startup:

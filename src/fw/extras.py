@@ -17,6 +17,7 @@ EXTRAS = {
     "passkeys": "webauthn",
     "dynamo": "aiobotocore",
     "firestore": "google.cloud.datastore",
+    "docs": "swagger_ui_bundle",
 }
 
 

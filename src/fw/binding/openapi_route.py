@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 import fw.binding.registry as registry
+from fw.binding.info import api_info
 from fw.routing import Pattern
 
 OPENAPI_PATH = "/openapi.json"
@@ -140,12 +141,12 @@ def _rename_refs(node: Any, names: dict[str, str]) -> Any:
 
 def build_document(
     app: RoutedApp,
-    title: str = "fw application",
-    version: str = "0.1.0",
+    info: Mapping[str, str] | None = None,
     pieces: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The OpenAPI 3.1 document for ``app``'s routes whose handlers call ``fw.parse``.
 
+    ``info`` is the project's title, version and description by default (:mod:`fw.binding.info`).
     ``pieces`` (operations, schemas) are the generator's own, when it writes the document
     before the new binder modules exist; by default the pieces the imported binders registered.
     """
@@ -196,7 +197,7 @@ def build_document(
     components["Problem"] = _PROBLEM
     return {
         "openapi": "3.1.0",
-        "info": {"title": title, "version": version},
+        "info": dict(info) if info is not None else api_info(entry.handler for entry in app.entries),
         "paths": _rename_refs(paths, short),
         "components": {"schemas": components},
     }

@@ -343,6 +343,12 @@ def command(cls: type[T]) -> T | None:
     return None
 
 
+def current_app_env() -> str:
+    """``APP_ENV`` as the parsed configuration read it (``dev`` when unset)."""
+    ensure_parsed()
+    return _state.app_env
+
+
 def source_of(key: str) -> str:
     """The winning source of ``key``: ``default``, ``file:PATH:LINE``, ``env:NAME``, ``option:--x``."""
     if not _state.parsed or _state.resolved is None:
