@@ -66,6 +66,13 @@ def test_without_a_preset_user_authorize_shows_a_picker_and_no_password(idp: Tes
     assert "Alice Example" in page.text and "password" not in page.text.lower().replace("no password", "")
 
 
+def test_every_page_carries_the_development_banner_and_the_stylesheet(idp: TestIdentityProvider) -> None:
+    for page in (authorize(idp), authorize(idp, client_id="nobody"), httpx2.get(f"{idp.issuer}/device")):
+        assert "<header class='fw-devidp-banner' role='note'>" in page.text
+        assert "Development identity provider — no password is checked" in page.text
+        assert "<style>" in page.text and ".fw-devidp-banner {" in page.text
+
+
 def test_the_code_flow_issues_tokens_and_userinfo(idp: TestIdentityProvider) -> None:
     idp.login_user("alice")
     tokens = redeem(idp, code_from(authorize(idp))).json()

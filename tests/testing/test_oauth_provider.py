@@ -102,6 +102,12 @@ def test_without_a_preset_user_authorize_shows_a_picker_and_no_password(x: TestO
     assert x.state.authorizations[-1]["scope"] == "users.read tweet.read"
 
 
+def test_the_picker_and_error_pages_carry_the_development_banner(x: TestOAuthProvider) -> None:
+    for page in (authorize(x), authorize(x, client_id="nobody")):
+        assert "Development identity provider — no password is checked" in page.text
+        assert "class='fw-devidp-banner'" in page.text and ".fw-devidp-banner {" in page.text
+
+
 def test_choosing_on_the_picker_redirects_with_a_code_and_the_state_echoed(
     x: TestOAuthProvider,
 ) -> None:

@@ -10,6 +10,7 @@ import base64
 import binascii
 import hashlib
 import html
+import importlib.resources
 from urllib.parse import unquote, urlencode, urlsplit
 
 from starlette.requests import Request
@@ -31,12 +32,20 @@ def oauth_error(error: str, description: str, status: int = 400) -> JSONResponse
     )
 
 
+#: Above every page, so nobody mistakes a development provider for a real sign-in.
+BANNER = "Development identity provider — no password is checked"
+_STYLE = importlib.resources.files("fw.devidp").joinpath("devidp.css").read_text(encoding="utf-8")
+
+
 def page(title: str, body: str, footer: str, status: int = 200) -> HTMLResponse:
-    """A plain HTML page: ``body`` is markup, ``title`` and ``footer`` are text."""
+    """A page under the banner, styled by ``devidp.css``: ``body`` is markup; ``title``, ``footer`` text."""
     return HTMLResponse(
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}"
-        f"<p><small>{html.escape(footer)}</small></p></body></html>",
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
+        f"<body><header class='fw-devidp-banner' role='note'>{html.escape(BANNER)}</header>"
+        f"<main><h1>{html.escape(title)}</h1>{body}"
+        f"<footer>{html.escape(footer)}</footer></main></body></html>",
         status_code=status,
     )
 
