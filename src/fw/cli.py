@@ -1,4 +1,4 @@
-"""The ``fw`` command: generate, run, dev, doctor, migrate, init.
+"""The ``fw`` command: generate, run, dev, doctor, migrate, routes, init, completion.
 
 Every sub-command that starts or checks the application reads ``[tool.fw]`` from the nearest
 ``pyproject.toml``; errors print one line to stderr and exit non-zero, never a traceback.
@@ -13,10 +13,14 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fw.errors import ConfigError, StartupError
 from fw.generate import GenerationFailed, generate, is_stale
 from fw.generate.project import Project, ProjectError, load_project
+
+if TYPE_CHECKING:
+    from fw.app import App
 
 
 def _fail(message: str, status: int = 1) -> int:
@@ -39,6 +43,16 @@ def _import_app(project: Project) -> object:
         raise ProjectError(f"[tool.fw] app: {module_name} has no attribute {attribute!r}") from None
 
 
+def _the_app(project: Project) -> App:
+    """The ``fw.App`` that ``[tool.fw] app`` names; anything else is a project error."""
+    from fw.app import App
+
+    app = _import_app(project)
+    if not isinstance(app, App):
+        raise ProjectError(f"[tool.fw] app {project.app} is not an fw.App")
+    return app
+
+
 def _regenerate_if_stale(project: Project) -> None:
     if is_stale(project):
         for path in generate(project):
@@ -55,13 +69,10 @@ def cmd_generate(project: Project, _rest: list[str]) -> int:
 
 
 def cmd_run(project: Project, rest: list[str]) -> int:
-    from fw.app import App, run
+    from fw.app import run
 
     _regenerate_if_stale(project)
-    app = _import_app(project)
-    if not isinstance(app, App):
-        return _fail(f"[tool.fw] app {project.app} is not an fw.App")
-    run(app, rest)
+    run(_the_app(project), rest)
     return 0
 
 
@@ -76,11 +87,8 @@ def cmd_dev(project: Project, rest: list[str]) -> int:
 def cmd_doctor(project: Project, rest: list[str]) -> int:
     """Parse configuration and run every startup check without serving."""
     from fw import configuration
-    from fw.app import App
 
-    app = _import_app(project)
-    if not isinstance(app, App):
-        return _fail(f"[tool.fw] app {project.app} is not an fw.App")
+    app = _the_app(project)
     configuration.parse_config(rest)
     problems = configuration.doctor_report()
 
@@ -160,19 +168,74 @@ def cmd_init(_project: Project | None, rest: list[str]) -> int:
     return 0
 
 
+def cmd_routes(project: Project, rest: list[str]) -> int:
+    """Print the route table: methods, path, protection, the request type bound, the handler."""
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from fw import configuration
+    from fw.routetable import ProtectionRules, bound_types, render, route_rows
+    from fw.settings import AuthSettings
+
+    app = _the_app(project)
+    configuration.parse_config(rest)
+    served = app.build()
+    assert isinstance(served, Starlette)
+    for ext in app.extensions:
+        # An extension its startup rules refused (fw.auth.plugin.Refused) serves no routes; the
+        # table below is then not what a started App serves, so say why first.
+        refusal = getattr(ext, "error", None)
+        if isinstance(refusal, StartupError):
+            sys.stderr.write(
+                f"fw: warning: the App would not start ({refusal}); its routes are missing below\n"
+            )
+    auth = configuration.config(AuthSettings)
+    rules = ProtectionRules(auth.enabled, tuple(auth.protection.include), tuple(auth.protection.exclude))
+    own = frozenset(r.path for ext in app.extensions for r in ext.routes() if isinstance(r, Route))
+    binds, errors = bound_types(project.handlers)
+    for error in errors:
+        sys.stderr.write(f"fw: {error}\n")
+    print(render(route_rows(served.routes, app.entries, rules, binds, own)))
+    return 0
+
+
+def cmd_completion(_project: Project | None, rest: list[str]) -> int:
+    """Print the completion script for ``fw completion bash|zsh|fish``."""
+    from fw.completion import SHELLS, completion_script
+
+    if len(rest) != 1 or rest[0] not in SHELLS:
+        return _fail(
+            f"usage: fw completion {{{','.join(SHELLS)}}} (prints the script; docs/cli.md installs it)", 2
+        )
+    sys.stdout.write(completion_script(rest[0], {name: text for name, (_, text) in COMMANDS.items()}))
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fw")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 COMMANDS = {
     "generate": (cmd_generate, "write binders, config loaders and the OpenAPI document"),
     "run": (cmd_run, "serve the application"),
     "dev": (cmd_dev, "serve for development (generation, migrations, development identity provider)"),
     "doctor": (cmd_doctor, "check configuration and startup preconditions"),
     "migrate": (cmd_migrate, "apply pending database migrations"),
+    "routes": (cmd_routes, "print the route table: methods, path, protection, bound request type"),
     "init": (cmd_init, "create a new project (fw init --help)"),
+    "completion": (cmd_completion, "print a shell completion script: fw completion bash|zsh|fish"),
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fw", description="The fw framework's command line.")
     parser.add_argument("--project", type=Path, default=None, help="project directory (default: cwd)")
+    parser.add_argument("--version", action="version", version=f"fw {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, (_, description) in COMMANDS.items():
         commands.add_parser(name, help=description, add_help=False)
@@ -181,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "init":  # creates the project, so there is none to load yet
             return cmd_init(None, rest)
+        if args.command == "completion":  # the script is the same for every project
+            return cmd_completion(None, rest)
         project = load_project(args.project)
         return handler(project, rest)
     except GenerationFailed as failure:
