@@ -164,3 +164,17 @@ def test_a_swagger_ui_older_than_5_is_refused_because_it_cannot_read_openapi_3_1
     with configured(env={"SERVER_DOCS": "true"}), pytest.raises(fw.StartupError) as refused:
         asyncio.run(make_app().startup())
     assert "swagger-ui-4.15.5" in refused.value.fix and "OpenAPI 3.1" in refused.value.fix
+
+
+def test_an_app_mounted_under_a_prefix_serves_a_working_reference() -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    with configured(env={"APP_ENV": "dev"}):
+        outer = Starlette(routes=[Mount("/api", app=make_app())])
+        with TestClient(outer) as client:
+            page = client.get("/api/docs")
+            assert page.status_code == 200
+            for url in asset_urls(page.text):
+                assert client.get(f"/api{url}").status_code == 200  # relative to /api/docs
+            assert client.get("/api/openapi.json").json()["openapi"] == "3.1.0"  # data-openapi, relative
