@@ -24,3 +24,8 @@ def guarded(idp: TestIdentityProvider, sqlite_dsn: str) -> Iterator[Build]:
             return stack.enter_context(open_guarded(idp, sqlite_dsn, **changes))
 
         yield build
+
+
+@pytest.fixture
+def dsn(sqlite_dsn: str) -> str:
+    return sqlite_dsn
