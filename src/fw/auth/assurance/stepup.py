@@ -13,8 +13,9 @@ the callback decides on ``auth_time`` alone. It must:
 5. find the same session still in place.
 
 Anything else is a 403 and nothing is written. A completed step-up moves the session to
-``confirmed``: its proof time and confirmation time become ``auth_time``, and a zero window
-also leaves a one-use grant (:mod:`.grants`).
+``confirmed`` under a new session token (the earlier one revoked): its proof time and
+confirmation time become ``auth_time``, and a zero window also leaves a one-use grant
+(:mod:`.grants`).
 """
 
 from __future__ import annotations
@@ -129,7 +130,8 @@ async def complete(
     summary = active.summary
     try:
         grant = await grants.issue(ceremonies, account_id) if step.max_age == 0 else summary.grant
-        await sessions.refresh(
+        # A new token for the raised assurance: a copy taken before the step-up stays unconfirmed.
+        await sessions.rotate(
             active, dataclasses.replace(summary, auth_time=auth_time, confirmed_at=auth_time, grant=grant)
         )
     except StoreUnavailable:

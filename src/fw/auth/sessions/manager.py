@@ -142,5 +142,16 @@ class Sessions:
         session.renewed = session.renewed or new_value != session.value
         session.value, session.record, session.summary = new_value, record, summary
 
+    async def rotate(self, session: ActiveSession, summary: SessionSummary) -> None:
+        """The same session under a new token, its earlier token revoked (after a re-proof).
+
+        Its absolute expiry stays where sign-in put it: a re-proof raises assurance, not lifetime.
+        """
+        record = {**session.record, **summary.to_record()}
+        created = float(record["created_at"])
+        new_value = await self.store.save(record, created + self.ttl)
+        await self.store.delete(session.value)
+        session.value, session.record, session.summary, session.renewed = new_value, record, summary, True
+
     async def end(self, value: str) -> None:
         await self.store.delete(value)
