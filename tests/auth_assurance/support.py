@@ -150,7 +150,9 @@ def concurrently(client: BrowserClient, app: fw.App, method: str, path: str, cop
     async def send_all() -> list[int]:
         transport = httpx2.ASGITransport(app=app)
         async with httpx2.AsyncClient(
-            transport=transport, base_url=str(client.base_url), cookies=dict(client.cookies)
+            transport=transport,
+            base_url=str(client.base_url),
+            cookies={SESSION_COOKIE: client.cookies.get(SESSION_COOKIE) or ""},
         ) as async_client:
             answers = await asyncio.gather(
                 *(async_client.request(method, path, follow_redirects=False) for _ in range(copies))
@@ -158,3 +160,10 @@ def concurrently(client: BrowserClient, app: fw.App, method: str, path: str, cop
         return [answer.status_code for answer in answers]
 
     return client.portal.call(send_all)  # type: ignore[union-attr]
+
+
+def suspend_quietly(client: BrowserClient, app: fw.App, account_id: str) -> None:
+    """Suspend an account in the store only: its session learns it at the next re-read (30 s)."""
+    [extension] = app.extensions
+    store = extension.auth_store  # type: ignore[attr-defined]
+    assert client.portal.call(store.accounts.set_active, account_id, False)  # type: ignore[union-attr]
