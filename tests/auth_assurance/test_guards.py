@@ -132,12 +132,14 @@ def test_a_zero_window_policy_behaves_like_confirmed_zero(guarded: Build, idp: T
     assert client.post("/api/once").status_code == 401
 
 
-@pytest.mark.parametrize("backend", ["rdb", "cookie"])
+@pytest.mark.parametrize("backend", ["rdb", "cookie", "redis"])
 def test_two_concurrent_uses_of_one_zero_window_step_up_let_exactly_one_through(
-    idp: TestIdentityProvider, sqlite_dsn: str, backend: str
+    idp: TestIdentityProvider, sqlite_dsn: str, backend: str, request: pytest.FixtureRequest
 ) -> None:
     secret = "k" * 43 if backend == "cookie" else ""
-    with open_guarded(idp, sqlite_dsn, session=session_settings(backend, secret=secret)) as (client, app):
+    redis_url = request.getfixturevalue("redis_url") if backend == "redis" else ""
+    session = session_settings(backend, secret=secret, redis_url=redis_url)
+    with open_guarded(idp, sqlite_dsn, session=session) as (client, app):
         sign_in(client, idp)
         refused = client.post(
             "/account/delete", headers={"referer": f"{ORIGIN}/account"}, follow_redirects=False
