@@ -5,6 +5,9 @@ and the server reveals nothing. ``finish`` looks the credential up by ID, verifi
 against it (its ``userHandle`` must be the one the credential was registered under), records the
 use by a conditional write (a sign count never moves down, so a clone loses the race), then asks
 the App's account seams whether the account may still sign in: a suspended one may not.
+
+A browser already signed in does not sign in again: its assertion re-proves the session
+(:func:`reprove_session`), and a passkey of another account changes nothing.
 """
 
 from __future__ import annotations

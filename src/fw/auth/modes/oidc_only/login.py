@@ -4,6 +4,10 @@ The login sealed its secrets (state, nonce, PKCE verifier, return path) into the
 login-state cookie; the callback takes the one attempt its ``state`` names, exchanges the code,
 verifies the ID token, applies admission, resolves the account and starts the session. Any
 failure is a problem document and no session; the attempts of other tabs stay valid.
+
+``?max_age=<seconds>`` from a signed-in browser makes the login a step-up
+(:mod:`fw.auth.assurance.stepup`): ``prompt=login`` and ``max_age`` go to the provider, and the
+callback re-proves the session's identity instead of starting a new one.
 """
 
 from __future__ import annotations
