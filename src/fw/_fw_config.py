@@ -327,12 +327,13 @@ LOADERS: dict[str, Loader] = {
                 key='auth.assurance.policy',
                 table='auth.assurance',
                 fields=(
-                    Field(key='name', kind='str', table='auth.assurance.policy'),
-                    Field(key='max_age', kind='duration', table='auth.assurance.policy', default=datetime.timedelta(microseconds=0)),
-                    Field(key='confirm', kind='bool', table='auth.assurance.policy'),
+                    Field(key='name', kind='str', table='auth.assurance.policy', help='The name guards use in fw.auth.policy(name); required and unique'),
+                    Field(key='max_age', kind='duration', table='auth.assurance.policy', default=datetime.timedelta(microseconds=0), help='How old the proof may be; 0s: satisfied once, by the step-up the guard asked for'),
+                    Field(key='confirm', kind='bool', table='auth.assurance.policy', help='Only a re-proof a guard asked for counts (a login never fills it)'),
                 ),
                 build=_element_7,
                 dependon=('auth.enabled',),
+                help='Named assurance policies ([[auth.assurance.policy]] entries: name, max_age, confirm)',
             ),
         ),
         tables=(

@@ -265,8 +265,13 @@ class Registration:
 
 @dataclass
 class AssurancePolicy:
+    """One named window for fw.auth.policy(name): checked at startup (named, unique, not negative)."""
+
+    #: The name guards use in fw.auth.policy(name); required and unique.
     name: str
+    #: How old the proof may be; 0s: satisfied once, by the step-up the guard asked for.
     max_age: Annotated[timedelta, default("0s")]
+    #: Only a re-proof a guard asked for counts (a login never fills it).
     confirm: bool
 
 
@@ -274,6 +279,7 @@ class AssurancePolicy:
 class Assurance:
     #: Browser presence reporting.
     presence: Annotated[bool, default("false")]
+    #: Named assurance policies ([[auth.assurance.policy]] entries: name, max_age, confirm).
     policy: list[AssurancePolicy]
 
 

@@ -60,3 +60,29 @@ def test_a_person_signs_in_sees_the_protected_page_and_signs_out(example: str) -
             assert "prompt=login" in page.url
         finally:
             browser.close()
+
+
+def test_deleting_the_account_asks_the_person_to_prove_it_again_then_once(example: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(f"{example}/settings")  # protected: sign in first
+            page.click("text=Alice Example")
+            page.wait_for_url(f"{example}/settings")  # the sign-in itself satisfies max_age(5 min)
+
+            page.click("#delete")  # confirmed(0): a re-proof asked for this very attempt
+            assert "Choose a user" in page.inner_text("h1")
+            assert "prompt=login" in page.url and "max_age=0" in page.url
+            page.click("text=Alice Example")
+            page.wait_for_url(f"{example}/settings")  # the POST is not replayed: back on its page
+
+            page.click("#delete")
+            page.wait_for_selector("#deleted")
+            assert "closed" in page.inner_text("#deleted")
+            page.goto(f"{example}/account")  # the closed account's session has ended
+            assert "Choose a user" in page.inner_text("h1")
+        finally:
+            browser.close()

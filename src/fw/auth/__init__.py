@@ -10,6 +10,11 @@ from fw.auth.accounts import (
 )
 from fw.auth.browser.user import User, user
 
+# --- assurance: guards demanding a recent proof, and the requirements they take ---
+# isort: split
+from fw.auth.assurance.guards import StepUpRequired, ensure, ensure_api
+from fw.auth.assurance.requirements import Requirement, confirmed, max_age, policy
+
 # --- bearer tokens (jwt_only) and revocation ---
 # isort: split
 from fw.auth.caller import Caller, Principal, bearer
@@ -56,12 +61,19 @@ __all__ = [
     "ModeSettings",
     "Passkey",
     "Principal",
+    "Requirement",
+    "StepUpRequired",
     "User",
     "bearer",
+    "confirmed",
+    "ensure",
+    "ensure_api",
     "find_mode",
     "forget_account",
     "issue_bootstrap_credential",
+    "max_age",
     "passkeys",
+    "policy",
     "register_mode",
     "reinstate_subject",
     "reinstate_token",

@@ -4,6 +4,8 @@ The factory the facade registers with the App (:func:`extension`): it reads fw's
 (``[auth]``, ``[session]``, ``[middleware.rdb]``), asks the mode registry for ``auth.mode``,
 runs the rules every mode shares, then the mode's own checks, and builds the mode's extension.
 A broken rule becomes :class:`Refused`, so the App refuses to start with the one-line error.
+Browser modes also check ``[[auth.assurance.policy]]`` (a :class:`fw.ConfigError` naming the
+entry) and that every route guarded by ``fw.auth.policy(name)`` names a configured policy.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from collections.abc import Sequence
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from fw.auth.assurance.guards import check_routes
+from fw.auth.assurance.policies import Policies
 from fw.auth.modes.base import Mode, ModeSettings
 from fw.auth.modes.registry import mode_named
 from fw.auth.modes.rules import SourceOf, check_shared
 from fw.configuration.registry import config, source_of
-from fw.errors import StartupError
+from fw.errors import ConfigError, StartupError
 from fw.extension import Extension
 from fw.rdb.migrate import configured_dsn
 from fw.settings import AuthSettings, RdbSettings, SessionSettings
@@ -26,7 +30,7 @@ from fw.settings import AuthSettings, RdbSettings, SessionSettings
 class Refused:
     """Stands in for a mode whose settings break a startup rule: the App refuses to start."""
 
-    def __init__(self, error: StartupError) -> None:
+    def __init__(self, error: StartupError | ConfigError) -> None:
         self.error = error
 
     def routes(self) -> Sequence[BaseRoute]:
@@ -47,7 +51,20 @@ def check(settings: ModeSettings, sources: SourceOf) -> Mode:
     mode = mode_named(settings.auth.mode)
     check_shared(settings.auth, mode, sources)
     mode.check(settings)
+    if mode.browser:
+        policies = Policies.from_settings(settings.auth.assurance.policy, sources)
+        check_routes(_guarded_routes(settings.app), policies)
     return mode
+
+
+def _guarded_routes(app: object) -> list[tuple[str, object]]:
+    """(pattern, handler) of every route the App registered; guards mark their handlers."""
+    entries = getattr(app, "entries", None) or ()
+    routes: list[tuple[str, object]] = []
+    for entry in entries:
+        pattern = getattr(getattr(entry, "pattern", None), "text", "")
+        routes.append((str(pattern), getattr(entry, "handler", None)))
+    return routes
 
 
 def build_extension(settings: ModeSettings, sources: SourceOf) -> Extension | None:
@@ -56,7 +73,7 @@ def build_extension(settings: ModeSettings, sources: SourceOf) -> Extension | No
         return None
     try:
         return check(settings, sources).extension(settings)
-    except StartupError as error:
+    except (StartupError, ConfigError) as error:
         return Refused(error)
 
 

@@ -59,7 +59,8 @@ class AuthorizationGrant:
     nonce: str
     scope: str
     sub: str
-    auth_time: int
+    #: When the person proved who they are; ``None``: the ID token says nothing (a test's choice).
+    auth_time: int | None
     expires_at: float
 
 
@@ -83,7 +84,7 @@ class RefreshGrant:
     client_id: str
     sub: str
     scope: str
-    auth_time: int
+    auth_time: int | None
 
 
 @dataclass
@@ -100,10 +101,33 @@ class ProviderState:
     refresh_tokens: dict[str, RefreshGrant] = field(default_factory=dict)
     access_tokens: dict[str, str] = field(default_factory=dict)
     authorizations: list[dict[str, str]] = field(default_factory=list)
+    #: The provider's own sign-in per person (sub -> when they last proved who they are): later
+    #: authorizations answer from it, as a real provider's session does, unless ``prompt=login``
+    #: or ``max_age`` demand a new proof.
+    signed_in: dict[str, int] = field(default_factory=dict)
+    #: Test levers for a misbehaving provider: answer this ``auth_time`` whatever happened, or
+    #: leave ``auth_time`` out of the ID token altogether.
+    answer_auth_time: int | None = None
+    omit_auth_time: bool = False
     end_sessions: list[dict[str, str]] = field(default_factory=list)
 
     def user(self, sub: str) -> DevUser | None:
         return self.users.get(sub)
+
+    def proof_time(self, sub: str, *, prompt: str, max_age: str | None, now: int) -> int | None:
+        """When ``sub`` proved who they are for this authorization (OIDC Core 3.1.2.1).
+
+        ``prompt=login`` and a ``max_age`` the provider's own sign-in is older than (``0``:
+        always) make the person prove it again now; otherwise the earlier proof answers.
+        """
+        last = self.signed_in.get(sub)
+        window = int(max_age) if max_age is not None and max_age.isdigit() else None
+        stale = window is not None and (window == 0 or last is None or now - last > window)
+        if last is None or "login" in prompt.split() or stale:
+            last = self.signed_in[sub] = now
+        if self.omit_auth_time:
+            return None
+        return self.answer_auth_time if self.answer_auth_time is not None else last
 
     def new_user_code(self) -> str:
         alphabet = "BCDFGHJKLMNPQRSTVWXZ"

@@ -138,7 +138,9 @@ class DevProvider:
             nonce=params.get("nonce", ""),
             scope=" ".join(scopes),
             sub=user.sub,
-            auth_time=int(time.time()),
+            auth_time=self.state.proof_time(
+                user.sub, prompt=params.get("prompt", ""), max_age=params.get("max_age"), now=int(time.time())
+            ),
             expires_at=time.time() + CODE_LIFETIME,
         )
         query = {"code": code, "iss": self.issuer}
@@ -211,7 +213,7 @@ class DevProvider:
         grant.redeemed = True
         return self._issue(client_id, grant.sub, grant.scope, int(now), "")
 
-    def _issue(self, client_id: str, sub: str, scope: str, auth_time: int, nonce: str) -> Response:
+    def _issue(self, client_id: str, sub: str, scope: str, auth_time: int | None, nonce: str) -> Response:
         user = self.state.user(sub)
         if user is None:
             return oauth_error("invalid_grant", "the user no longer exists")
@@ -235,8 +237,9 @@ class DevProvider:
             "azp": client_id,
             "iat": now,
             "exp": now + TOKEN_LIFETIME,
-            "auth_time": auth_time,
         }
+        if auth_time is not None:
+            id_claims["auth_time"] = auth_time
         if nonce:
             id_claims["nonce"] = nonce
         body: dict[str, Any] = {

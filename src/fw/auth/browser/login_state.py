@@ -19,6 +19,7 @@ from __future__ import annotations
 import hmac
 import time
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from fw.auth.sessions.seal import Sealer
 
@@ -40,6 +41,9 @@ class LoginAttempt:
     redirect_uri: str
     next: str
     expires_at: float
+    #: A step-up's window and the session identity it re-proves (:class:`fw.auth.assurance.stepup.StepUp`
+    #: as a mapping); ``None`` for an ordinary login.
+    step_up: dict[str, Any] | None = None
 
 
 class LoginStates:
@@ -62,6 +66,8 @@ class LoginStates:
                 continue
             texts = (attempt.state, attempt.nonce, attempt.verifier, attempt.redirect_uri, attempt.next)
             if not all(isinstance(text, str) for text in texts):
+                continue
+            if attempt.step_up is not None and not isinstance(attempt.step_up, dict):
                 continue
             if isinstance(attempt.expires_at, int | float) and attempt.expires_at > moment:
                 attempts.append(attempt)

@@ -10,14 +10,15 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from urllib.parse import quote, urlencode
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fw.auth.accounts import AccountSeams
+from fw.auth.assurance.context import CONTEXT_KEY, SESSION_KEY, AssuranceContext
+from fw.auth.browser.anonymous import refuse_anonymous
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.user import User
@@ -25,7 +26,6 @@ from fw.auth.caller import Authentication, record
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import SESSION_COOKIE, Sessions
 from fw.auth.stores.errors import StoreUnavailable
-from fw.problems import Problem
 
 logger = logging.getLogger("fw.auth")
 
@@ -40,6 +40,8 @@ class BrowserAuth:
     login_path: str
     unauthenticated: str
     exempt: frozenset[str]
+    #: What the assurance guards of this mode need (recorded in every request's scope).
+    assurance: AssuranceContext | None = None
 
 
 class BrowserSessionMiddleware:
@@ -54,6 +56,8 @@ class BrowserSessionMiddleware:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
+        if self.auth.assurance is not None:
+            scope[CONTEXT_KEY] = self.auth.assurance
         cookies: list[str] = []
         secure = cookie_secure(request)
         try:
@@ -78,8 +82,11 @@ class BrowserSessionMiddleware:
         async def send_with_cookies(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
+                # A handler that rewrote the session (a step-up) sent the newer cookie: keep it.
+                rewritten = any(h.startswith(f"{SESSION_COOKIE}=") for h in headers.getlist("set-cookie"))
                 for header in cookies:
-                    headers.append("set-cookie", header)
+                    if not (rewritten and header.startswith(f"{SESSION_COOKIE}=")):
+                        headers.append("set-cookie", header)
             await send(message)
 
         await self.app(scope, receive, send_with_cookies)
@@ -117,6 +124,7 @@ class BrowserSessionMiddleware:
             if fresh != summary:
                 await sessions.refresh(active, fresh)
                 summary = fresh
+        request.scope[SESSION_KEY] = active
         if active.renewed:
             # The browser may keep the cookie only until the session's absolute expiry, never longer.
             max_age = max(1, int(active.expires_at - time.time()))
@@ -136,11 +144,4 @@ class BrowserSessionMiddleware:
         )
 
     def _refuse(self, request: Request) -> Response:
-        if self.auth.unauthenticated == "unauthorized":
-            return Problem("sign-in required", status=401, code="unauthorized").response()
-        target = request.url.path
-        if request.url.query:
-            target = f"{target}?{request.url.query}"
-        location = f"{self.auth.login_path}?{urlencode({'next': target}, quote_via=quote)}"
-        status = 302 if request.method in ("GET", "HEAD") else 303
-        return RedirectResponse(location, status_code=status)
+        return refuse_anonymous(request, self.auth.login_path, self.auth.unauthenticated)

@@ -38,7 +38,8 @@ async def open_browser_stores(
     backend: str, dsn: str, session: SessionSettings, kinds: Iterable[RecordKind]
 ) -> BrowserStores:
     """Open ``auth.backend`` (requiring ``kinds``) and ``session.backend``; check both answer."""
-    wanted: list[RecordKind] = list(kinds)
+    # Ceremonies: every browser mode keeps the one-use grants of zero-window step-ups there.
+    wanted: list[RecordKind] = list(dict.fromkeys([*kinds, "ceremonies"]))
     if session.backend == "rdb":
         wanted.append("sessions")
     auth_store = await open_auth_store(backend, dsn, wanted)

@@ -60,7 +60,9 @@ def authorization_url(
     pending: PendingLogin,
     scopes: Sequence[str] = (),
     prompt: str = "",
+    max_age: int | None = None,
 ) -> str:
+    """The authorization request; ``max_age`` (seconds) asks for a proof no older than that."""
     params = {
         "response_type": "code",
         "client_id": client_id,
@@ -73,6 +75,8 @@ def authorization_url(
     }
     if prompt:
         params["prompt"] = prompt
+    if max_age is not None:
+        params["max_age"] = str(max_age)
     endpoint = metadata.authorization_endpoint
     separator = "&" if urlsplit(endpoint).query else "?"
     return f"{endpoint}{separator}{urlencode(params)}"

@@ -5,6 +5,9 @@ and the server reveals nothing. ``finish`` looks the credential up by ID, verifi
 against it (its ``userHandle`` must be the one the credential was registered under), records the
 use by a conditional write (a sign count never moves down, so a clone loses the race), then asks
 the App's account seams whether the account may still sign in: a suspended one may not.
+
+A browser already signed in does not sign in again: its assertion re-proves the session
+(:func:`reprove_session`), and a passkey of another account changes nothing.
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from fw.auth.accounts import Account
+from fw.auth.assurance.stepup import StepUp, complete, step_up_failed
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.redirects import safe_return_path
 from fw.auth.browser.signin import sign_in
+from fw.auth.browser.user import user
 from fw.auth.passkey import (
     CEREMONY_TIMEOUT,
     KnownCredential,
@@ -75,8 +81,8 @@ def challenge_of(record: dict[str, object]) -> bytes:
     return decode(value) if isinstance(value, str) else b""
 
 
-async def start_passkey_session(request: Request, live: Live, account_id: str) -> list[str]:
-    """Start the session of an account that just proved a passkey; 403 when it may not sign in."""
+async def _active_account(live: Live, account_id: str) -> Account:
+    """The account a passkey just proved, re-checked: 403 when it may no longer sign in."""
     try:
         account = await live.accounts.lookup(account_id)
     except StoreUnavailable as error:
@@ -84,6 +90,28 @@ async def start_passkey_session(request: Request, live: Live, account_id: str) -
         raise unavailable("account store") from None
     if account is None or not account.active:
         raise Problem("this account may not sign in", status=403, code="not_admitted", title="Sign-in failed")
+    return account
+
+
+async def reprove_session(request: Request, live: Live, account_id: str) -> list[str]:
+    """A passkey assertion by a signed-in browser is a re-proof of its session, never a switch.
+
+    The same account: the session moves to confirmed now (a zero-width step-up, which also
+    fills every positive window). Another account: 403 and the session stays as it was; the
+    browser signs out before signing in as someone else.
+    """
+    current = user(request)
+    if current is None or current.account_id != account_id:
+        raise step_up_failed("this browser is signed in as another account; sign out first")
+    await _active_account(live, account_id)
+    now = int(time.time())
+    step = StepUp(0, current.account_id, current.issuer, current.key, now)
+    return [await complete(request, step, account_id, now, live.sessions, live.store.ceremonies)]
+
+
+async def start_passkey_session(request: Request, live: Live, account_id: str) -> list[str]:
+    """Start the session of an account that just proved a passkey; 403 when it may not sign in."""
+    account = await _active_account(live, account_id)
     summary = SessionSummary(
         account_id=account.account_id,
         display_name=account.display_name,
@@ -150,7 +178,10 @@ class PasskeySignIn:
         if not used or stored is None:
             logger.info("passkey sign-in refused: the sign count did not move up")
             raise PasskeyRejected(Rejection.SIGN_COUNT)
-        cookies = await start_passkey_session(request, live, stored.account_id)
+        if user(request) is not None:
+            cookies = await reprove_session(request, live, stored.account_id)
+        else:
+            cookies = await start_passkey_session(request, live, stored.account_id)
         landing = record.get("landing")
         target = landing if isinstance(landing, str) else self.auth.post_login_path
         return answer({"landing": target}, [*cookies, self.ceremony.expire(request)])

@@ -37,6 +37,10 @@ class SessionSummary:
     subject: str = ""
     username: str = ""
     avatar_url: str = ""
+    #: When the last re-proof a guard asked for (a step-up) happened; a login never sets it.
+    confirmed_at: int | None = None
+    #: The one-use grant a zero-width step-up left (see :mod:`fw.auth.assurance.grants`).
+    grant: str = ""
 
     def to_record(self) -> Record:
         # The oauth_only fields are written only when set: other modes' records stay as they were.
@@ -50,12 +54,15 @@ class SessionSummary:
             "auth_time": self.auth_time,
             "method": self.method,
             **profile,
+            **({"confirmed_at": self.confirmed_at} if self.confirmed_at is not None else {}),
+            **({"grant": self.grant} if self.grant else {}),
         }
 
     @classmethod
     def from_record(cls, record: Record) -> SessionSummary | None:
         try:
             auth_time = record.get("auth_time")
+            confirmed_at = record.get("confirmed_at")
             return cls(
                 account_id=str(record["account_id"]),
                 display_name=str(record.get("display_name", "")),
@@ -68,6 +75,8 @@ class SessionSummary:
                 subject=str(record.get("subject", "")),
                 username=str(record.get("username", "")),
                 avatar_url=str(record.get("avatar_url", "")),
+                confirmed_at=confirmed_at if isinstance(confirmed_at, int) else None,
+                grant=str(record.get("grant", "")),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -132,6 +141,17 @@ class Sessions:
         new_value = await self.store.update(session.value, record, created + self.ttl)
         session.renewed = session.renewed or new_value != session.value
         session.value, session.record, session.summary = new_value, record, summary
+
+    async def rotate(self, session: ActiveSession, summary: SessionSummary) -> None:
+        """The same session under a new token, its earlier token revoked (after a re-proof).
+
+        Its absolute expiry stays where sign-in put it: a re-proof raises assurance, not lifetime.
+        """
+        record = {**session.record, **summary.to_record()}
+        created = float(record["created_at"])
+        new_value = await self.store.save(record, created + self.ttl)
+        await self.store.delete(session.value)
+        session.value, session.record, session.summary, session.renewed = new_value, record, summary, True
 
     async def end(self, value: str) -> None:
         await self.store.delete(value)

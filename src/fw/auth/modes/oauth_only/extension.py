@@ -19,6 +19,7 @@ from starlette.routing import BaseRoute, Route
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
+from fw.auth.assurance.context import build_context
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.login_state import LoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
@@ -31,6 +32,7 @@ from fw.auth.modes.oauth_only.settings import configured_provider
 from fw.auth.modes.oauth_only.started import Started
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import Sessions
+from fw.auth.stores.interfaces import CeremonyStore
 from fw.problems import Problem
 
 #: The provider answers within seconds or the browser waiting on the callback is told so.
@@ -55,7 +57,7 @@ class OauthOnly:
             auth.callback_path,
             auth.oauth.allow_loopback_http,
         )
-        self.login = OauthLogin(auth, self.provider, self.origins, self._started)
+        self.login = OauthLogin(auth, self.provider, self.origins, self._started, self._ceremonies)
         self.browser = BrowserAuth(
             sessions=lambda: self._started().sessions,
             accounts=self.accounts,
@@ -63,6 +65,7 @@ class OauthOnly:
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
             exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path}),
+            assurance=build_context(auth, lambda: self._started().sessions, self._ceremonies),
         )
 
     # Extension protocol.
@@ -112,6 +115,12 @@ class OauthOnly:
         if self.origins.cross_origin(request):
             raise Problem("cross-origin logout refused", status=403, code="cross_origin")
         return await local_logout(request, self._started().sessions)
+
+    def _ceremonies(self) -> CeremonyStore:
+        """The ``auth.backend`` ceremony store; a 503 before startup."""
+        if self.stores is None:
+            raise not_started()
+        return self.stores.auth.ceremonies
 
     def _started(self) -> Started:
         if self.started is None:

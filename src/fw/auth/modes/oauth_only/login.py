@@ -15,14 +15,17 @@ import time
 from collections.abc import Callable
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
 from fw.auth.accounts import Identity
+from fw.auth.assurance import stepup
+from fw.auth.assurance.stepup import StepUp
 from fw.auth.browser import attempts
-from fw.auth.browser.answers import login_failed, provider_unavailable
+from fw.auth.browser.answers import login_failed, not_started, provider_unavailable
 from fw.auth.browser.completion import admit, land_signed_in, resolve_account
 from fw.auth.browser.login_state import LOGIN_LIFETIME, LoginAttempt
 from fw.auth.browser.origins import Origins
+from fw.auth.browser.redirects import safe_return_path
 from fw.auth.modes.oauth_only.started import Started
 from fw.auth.oauth import (
     OauthError,
@@ -36,6 +39,7 @@ from fw.auth.oauth import (
 )
 from fw.auth.oidc import PendingLogin
 from fw.auth.sessions.manager import SessionSummary
+from fw.auth.stores.interfaces import CeremonyStore
 from fw.problems import Problem
 from fw.settings import AuthSettings
 
@@ -46,18 +50,27 @@ class OauthLogin:
     """The login and callback endpoints of ``oauth_only``."""
 
     def __init__(
-        self, auth: AuthSettings, provider: OauthProvider, origins: Origins, started: Callable[[], Started]
+        self,
+        auth: AuthSettings,
+        provider: OauthProvider,
+        origins: Origins,
+        started: Callable[[], Started],
+        ceremonies: Callable[[], CeremonyStore] | None = None,
     ) -> None:
         self.auth = auth
         self.oauth = auth.oauth
         self.provider = provider
         self.origins = origins
         self.started = started
+        self.ceremonies = ceremonies
 
     async def login(self, request: Request) -> Response:
         target = attempts.return_target(request, self.auth.post_login_path)
         redirect_uri = self.origins.redirect_uri_for(request)
         pending = PendingLogin.new(redirect_uri)
+        # The provider takes no max_age and says no auth_time: a "step-up" here is a new login of
+        # the same account, and its login time becomes the session's proof time.
+        step = stepup.begin(request, stepup.requested_window(request))
         attempt = LoginAttempt(
             state=pending.state,
             nonce="",  # no ID token, nothing to bind a nonce to
@@ -65,6 +78,7 @@ class OauthLogin:
             redirect_uri=redirect_uri,
             next=target,
             expires_at=time.time() + LOGIN_LIFETIME,
+            step_up=step.as_dict() if step is not None else None,
         )
         url = authorization_url(
             self.provider, client_id=self.oauth.client_id, pending=pending, scopes=self.oauth.scopes
@@ -92,22 +106,36 @@ class OauthLogin:
         value = claims.get(self.oauth.identity_claim)
         if not isinstance(value, str) or not value:
             raise login_failed(f"the provider's profile has no {self.oauth.identity_claim}")
+        step = StepUp.from_dict(attempt.step_up) if attempt.step_up is not None else None
+        login_time = int(time.time())  # no ID token says when: the login is the proof
+        if step is not None:
+            stepup.check_proof(step, issuer=issuer, key=value, auth_time=login_time)
         await admit(started.admission, self.oauth.admission, issuer, claims)
         identity = Identity(
             issuer=issuer,
             claim=self.oauth.identity_claim,
             value=value,
             claims=claims,
-            create=self.oauth.auto_provision and self.oauth.admission != "existing",
+            create=step is None and self.oauth.auto_provision and self.oauth.admission != "existing",
         )
         account = await resolve_account(started.accounts, identity)
+        if step is not None:
+            if self.ceremonies is None:
+                raise not_started()
+            cookie = await stepup.complete(
+                request, step, account.account_id, login_time, started.sessions, self.ceremonies()
+            )
+            target = safe_return_path(attempt.next) or self.auth.post_login_path
+            response = RedirectResponse(target, status_code=303)
+            response.headers.append("set-cookie", cookie)
+            return response
         summary = SessionSummary(
             account_id=account.account_id,
             display_name=account.display_name or identity.display_name,
             email=account.email,  # the provider reports no e-mail; only the resolver may know one
             issuer=issuer,
             key=value,
-            auth_time=int(time.time()),  # no ID token says when: the login is the proof
+            auth_time=login_time,
             method="oauth",
             provider=issuer,
             subject=str(claims["sub"]),

@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
+from fw.auth.assurance.context import build_context
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.login_state import LoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
@@ -28,7 +29,7 @@ from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import Provider
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import Sessions
-from fw.auth.stores.interfaces import AuthStore, SessionStore
+from fw.auth.stores.interfaces import AuthStore, CeremonyStore, SessionStore
 from fw.auth.stores.records import RecordKind
 
 
@@ -63,7 +64,7 @@ class OidcOnly:
             auth.callback_path,
             self.oidc.allow_loopback_http,
         )
-        self.login = OidcLogin(auth, origins, self._started, account_gate)
+        self.login = OidcLogin(auth, origins, self._started, account_gate, self._ceremonies)
         self.logout = OidcLogout(self.oidc, origins, self._started)
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
@@ -72,6 +73,7 @@ class OidcOnly:
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
             exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path, *exempt}),
+            assurance=build_context(auth, lambda: self.sessions, self._ceremonies),
         )
 
     # Extension protocol.
@@ -127,6 +129,12 @@ class OidcOnly:
         if self.started is None:
             raise not_started()
         return self.started
+
+    def _ceremonies(self) -> CeremonyStore:
+        """The ``auth.backend`` ceremony store (step-up grants); a 503 before startup."""
+        if self.auth_store is None:
+            raise not_started()
+        return self.auth_store.ceremonies
 
     @property
     def sessions(self) -> Sessions:

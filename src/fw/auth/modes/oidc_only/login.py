@@ -4,6 +4,10 @@ The login sealed its secrets (state, nonce, PKCE verifier, return path) into the
 login-state cookie; the callback takes the one attempt its ``state`` names, exchanges the code,
 verifies the ID token, applies admission, resolves the account and starts the session. Any
 failure is a problem document and no session; the attempts of other tabs stay valid.
+
+``?max_age=<seconds>`` from a signed-in browser makes the login a step-up
+(:mod:`fw.auth.assurance.stepup`): ``prompt=login`` and ``max_age`` go to the provider, and the
+callback re-proves the session's identity instead of starting a new one.
 """
 
 from __future__ import annotations
@@ -13,10 +17,12 @@ import time
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
 from fw.auth.accounts import Account, Identity
-from fw.auth.browser.answers import login_failed, provider_unavailable
+from fw.auth.assurance import stepup
+from fw.auth.assurance.stepup import StepUp
+from fw.auth.browser.answers import login_failed, not_started, provider_unavailable
 from fw.auth.browser.attempts import (
     check_callback,
     foreign_state,
@@ -28,6 +34,7 @@ from fw.auth.browser.attempts import (
 from fw.auth.browser.completion import admit, land_signed_in, resolve_account
 from fw.auth.browser.login_state import LOGIN_LIFETIME, LoginAttempt
 from fw.auth.browser.origins import Origins
+from fw.auth.browser.redirects import safe_return_path
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import (
     OidcError,
@@ -42,6 +49,7 @@ from fw.auth.oidc import (
     verify_id_token,
 )
 from fw.auth.sessions.manager import RECONFIRM_COOKIE, SessionSummary
+from fw.auth.stores.interfaces import CeremonyStore
 from fw.problems import Problem
 from fw.settings import AuthSettings
 
@@ -62,12 +70,14 @@ class OidcLogin:
         origins: Origins,
         started: Callable[[], Started],
         account_gate: AccountGate | None = None,
+        ceremonies: Callable[[], CeremonyStore] | None = None,
     ) -> None:
         self.auth = auth
         self.oidc = auth.oidc
         self.origins = origins
         self.started = started
         self.account_gate = account_gate
+        self.ceremonies = ceremonies
 
     async def _metadata(self) -> ProviderMetadata:
         try:
@@ -82,6 +92,9 @@ class OidcLogin:
         metadata = await self._metadata()
         pending = PendingLogin.new(redirect_uri)
         prompt = reconfirm_prompt(metadata) if request.cookies.get(RECONFIRM_COOKIE) else ""
+        step = stepup.begin(request, stepup.requested_window(request))
+        if step is not None:
+            prompt = "login"  # a re-proof of this session's identity: no account picker
         attempt = LoginAttempt(
             state=pending.state,
             nonce=pending.nonce,
@@ -89,9 +102,15 @@ class OidcLogin:
             redirect_uri=redirect_uri,
             next=target,
             expires_at=time.time() + LOGIN_LIFETIME,
+            step_up=step.as_dict() if step is not None else None,
         )
         url = authorization_url(
-            metadata, client_id=self.oidc.client_id, pending=pending, scopes=self.oidc.scopes, prompt=prompt
+            metadata,
+            client_id=self.oidc.client_id,
+            pending=pending,
+            scopes=self.oidc.scopes,
+            prompt=prompt,
+            max_age=step.max_age if step is not None else None,
         )
         return send_to_provider(request, self.started().logins, attempt, url)
 
@@ -154,15 +173,21 @@ class OidcLogin:
         value = claims.get(self.oidc.identity_claim)
         if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
             raise login_failed(f"the verified identity has no {self.oidc.identity_claim} claim")
+        step = StepUp.from_dict(attempt.step_up) if attempt.step_up is not None else None
+        if step is not None:
+            # A re-proof: same identity, inside the window, before admission is even asked.
+            stepup.check_proof(step, issuer=verified.issuer, key=str(value), auth_time=verified.auth_time)
         await admit(started.admission, self.oidc.admission, verified.issuer, claims)
         identity = Identity(
             issuer=verified.issuer,
             claim=self.oidc.identity_claim,
             value=str(value),
             claims=claims,
-            create=self.oidc.auto_provision and self.oidc.admission != "existing",
+            create=step is None and self.oidc.auto_provision and self.oidc.admission != "existing",
         )
         account = await resolve_account(started.accounts, identity)
+        if step is not None and verified.auth_time is not None:
+            return await self._finish_step_up(request, step, account, verified.auth_time, attempt.next)
         if self.account_gate is not None and not await self.account_gate(account):
             raise login_failed(
                 "this account signs in with its passkey; provider sign-in is not its recovery",
@@ -180,3 +205,16 @@ class OidcLogin:
         return await land_signed_in(
             request, started.sessions, started.accounts, summary, attempt.next, self.auth.post_login_path
         )
+
+    async def _finish_step_up(
+        self, request: Request, step: StepUp, account: Account, auth_time: int, target: str
+    ) -> Response:
+        """The session re-proved: it moves to confirmed and the browser resumes where it was."""
+        if self.ceremonies is None:
+            raise not_started()
+        cookie = await stepup.complete(
+            request, step, account.account_id, auth_time, self.started().sessions, self.ceremonies()
+        )
+        response = RedirectResponse(safe_return_path(target) or self.auth.post_login_path, status_code=303)
+        response.headers.append("set-cookie", cookie)
+        return response

@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Route
 
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
+from fw.auth.assurance.context import build_context
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
 from fw.auth.browser.stores import BrowserStores, open_browser_stores
@@ -56,6 +57,9 @@ class PasskeyOnly:
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
             exempt=frozenset({auth.login_path, auth.logout_path, *self.passkeys.paths()}),
+            assurance=build_context(
+                auth, lambda: self._live().sessions, lambda: self._live().store.ceremonies
+            ),
         )
 
     # Extension protocol.
