@@ -10,6 +10,10 @@ from fw.auth.accounts import (
 )
 from fw.auth.browser.user import User, user
 
+# --- assurance: the remembered last visitor ([auth.assurance.hint]) ---
+# isort: split
+from fw.auth.assurance.hint import RememberedVisitor, mask_identifier, remembered
+
 # --- bearer tokens (jwt_only) and revocation ---
 # isort: split
 from fw.auth.caller import Caller, Principal, bearer
@@ -56,15 +60,18 @@ __all__ = [
     "ModeSettings",
     "Passkey",
     "Principal",
+    "RememberedVisitor",
     "User",
     "bearer",
     "find_mode",
     "forget_account",
     "issue_bootstrap_credential",
+    "mask_identifier",
     "passkeys",
     "register_mode",
     "reinstate_subject",
     "reinstate_token",
+    "remembered",
     "remove_passkey",
     "revoke_subject",
     "revoke_token",

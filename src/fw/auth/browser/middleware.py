@@ -18,12 +18,14 @@ from starlette.responses import RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fw.auth.accounts import AccountSeams
+from fw.auth.assurance.hint import REMEMBERED_KEY
+from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.user import User
 from fw.auth.caller import Authentication, record
 from fw.auth.protection import Protection
-from fw.auth.sessions.manager import SESSION_COOKIE, Sessions
+from fw.auth.sessions.manager import SESSION_COOKIE, SESSION_SCOPE_KEY, ActiveSession, Sessions
 from fw.auth.stores.errors import StoreUnavailable
 from fw.problems import Problem
 
@@ -40,6 +42,8 @@ class BrowserAuth:
     login_path: str
     unauthenticated: str
     exempt: frozenset[str]
+    #: Presence and the remembered visitor (``[auth.assurance]``); ``None`` while both are off.
+    assurance: BrowserAssurance | None = None
 
 
 class BrowserSessionMiddleware:
@@ -57,13 +61,19 @@ class BrowserSessionMiddleware:
         cookies: list[str] = []
         secure = cookie_secure(request)
         try:
-            current = await self._resolve(request, cookies, secure)
+            current, active = await self._resolve(request, cookies, secure)
         except StoreUnavailable as error:
             logger.error("session or account store unavailable: %s", error)
             await unavailable("session or account store").response()(scope, receive, send)
             return
         if current is not None:
             record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))
+            scope[SESSION_SCOPE_KEY] = active
+        assurance = self.auth.assurance
+        if assurance is not None:
+            visitor, noted = assurance.visitor(request, secure)
+            scope[REMEMBERED_KEY] = visitor
+            cookies += noted
         path = scope["path"]
         if current is None and path not in self.auth.exempt and self.auth.protection.requires_auth(path):
             response = self._refuse(request)
@@ -71,7 +81,7 @@ class BrowserSessionMiddleware:
                 response.headers.append("set-cookie", header)
             await response(scope, receive, send)
             return
-        if not cookies:
+        if not cookies and active is None:
             await self.app(scope, receive, send)
             return
 
@@ -80,20 +90,33 @@ class BrowserSessionMiddleware:
                 headers = MutableHeaders(scope=message)
                 for header in cookies:
                     headers.append("set-cookie", header)
+                renewal = _renewal(active, headers, secure)
+                if renewal:
+                    headers.append("set-cookie", renewal)
             await send(message)
 
         await self.app(scope, receive, send_with_cookies)
 
-    async def _resolve(self, request: Request, cookies: list[str], secure: bool) -> User | None:
+    async def _resolve(
+        self, request: Request, cookies: list[str], secure: bool
+    ) -> tuple[User | None, ActiveSession | None]:
         value = request.cookies.get(SESSION_COOKIE)
         if not value:
-            return None
+            return None, None
         sessions = self.auth.sessions()
-        active = await sessions.resume(value)
+        assurance = self.auth.assurance
+        quiet = assurance is not None and assurance.quiet(request.url.path)
+        active = await sessions.resume(value, touch=not quiet)
         if active is None:
             cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
-            return None
+            return None, None
         summary = active.summary
+        if assurance is not None and assurance.absent(active):
+            # Nobody was reported at this browser for absent_after: the session ends as at a logout.
+            logger.info("session of account %s ended: nobody present", summary.account_id)
+            await sessions.end(active.value)
+            cookies += assurance.ended(summary, secure)
+            return None, None
         accounts = self.auth.accounts
         if accounts.reread_due(summary.account_id):
             # Claimed before the lookup, so requests arriving meanwhile do not repeat it: at most
@@ -108,7 +131,7 @@ class BrowserSessionMiddleware:
                 accounts.forget(summary.account_id)
                 await sessions.end(active.value)
                 cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
-                return None
+                return None, None
             fresh = replace(
                 summary,
                 display_name=account.display_name or summary.display_name,
@@ -117,10 +140,6 @@ class BrowserSessionMiddleware:
             if fresh != summary:
                 await sessions.refresh(active, fresh)
                 summary = fresh
-        if active.renewed:
-            # The browser may keep the cookie only until the session's absolute expiry, never longer.
-            max_age = max(1, int(active.expires_at - time.time()))
-            cookies.append(set_cookie(SESSION_COOKIE, active.value, secure=secure, max_age=max_age))
         return User(
             summary.account_id,
             summary.display_name,
@@ -133,7 +152,7 @@ class BrowserSessionMiddleware:
             subject=summary.subject,
             username=summary.username,
             avatar_url=summary.avatar_url,
-        )
+        ), active
 
     def _refuse(self, request: Request) -> Response:
         if self.auth.unauthenticated == "unauthorized":
@@ -144,3 +163,17 @@ class BrowserSessionMiddleware:
         location = f"{self.auth.login_path}?{urlencode({'next': target}, quote_via=quote)}"
         status = 302 if request.method in ("GET", "HEAD") else 303
         return RedirectResponse(location, status_code=status)
+
+
+def _renewal(active: ActiveSession | None, headers: MutableHeaders, secure: bool) -> str | None:
+    """The session cookie to send when the session's value changed while serving (a renewed seal),
+    decided when the answer starts so it carries the last value; never when the handler set the
+    session cookie itself (a sign-in, a logout)."""
+    if active is None or not active.renewed:
+        return None
+    prefix = f"{SESSION_COOKIE}="
+    if any(header.startswith(prefix) for header in headers.getlist("set-cookie")):
+        return None
+    # The browser may keep the cookie only until the session's absolute expiry, never longer.
+    max_age = max(1, int(active.expires_at - time.time()))
+    return set_cookie(SESSION_COOKIE, active.value, secure=secure, max_age=max_age)

@@ -19,6 +19,7 @@ from starlette.routing import BaseRoute, Route
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
+from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.login_state import LoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
@@ -56,13 +57,25 @@ class OauthOnly:
             auth.oauth.allow_loopback_http,
         )
         self.login = OauthLogin(auth, self.provider, self.origins, self._started)
+        #: Presence and the remembered visitor, when ``[auth.assurance]`` turns them on.
+        self.assurance = assurance = BrowserAssurance.build(
+            auth, lambda: self._started().sessions, self.origins.cross_origin
+        )
         self.browser = BrowserAuth(
             sessions=lambda: self._started().sessions,
             accounts=self.accounts,
             protection=Protection.from_patterns(auth.protection.include, auth.protection.exclude),
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path}),
+            exempt=frozenset(
+                {
+                    auth.login_path,
+                    auth.callback_path,
+                    auth.logout_path,
+                    *(assurance.paths() if assurance is not None else ()),
+                }
+            ),
+            assurance=assurance,
         )
 
     # Extension protocol.
@@ -71,6 +84,7 @@ class OauthOnly:
             Route(self.auth.login_path, self.login.login, methods=["GET"]),
             Route(self.auth.callback_path, self.login.callback, methods=["GET"]),
             Route(self.auth.logout_path, self.logout, methods=["POST"]),
+            *(self.assurance.routes() if self.assurance is not None else ()),
         ]
 
     def middleware(self) -> Sequence[Middleware]:
@@ -111,7 +125,8 @@ class OauthOnly:
         """``POST logout_path``: a same-origin POST ends the local session; the provider's stays."""
         if self.origins.cross_origin(request):
             raise Problem("cross-origin logout refused", status=403, code="cross_origin")
-        return await local_logout(request, self._started().sessions)
+        farewell = self.assurance.farewell if self.assurance is not None else None
+        return await local_logout(request, self._started().sessions, farewell=farewell)
 
     def _started(self) -> Started:
         if self.started is None:

@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
+from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.login_state import LoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
@@ -64,14 +65,28 @@ class OidcOnly:
             self.oidc.allow_loopback_http,
         )
         self.login = OidcLogin(auth, origins, self._started, account_gate)
-        self.logout = OidcLogout(self.oidc, origins, self._started)
+        #: Presence and the remembered visitor, when ``[auth.assurance]`` turns them on.
+        self.assurance = BrowserAssurance.build(auth, lambda: self.sessions, origins.cross_origin)
+        assurance = self.assurance
+        self.logout = OidcLogout(
+            self.oidc, origins, self._started, assurance.farewell if assurance is not None else None
+        )
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
             accounts=self.accounts,
             protection=self.protection,
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path, *exempt}),
+            exempt=frozenset(
+                {
+                    auth.login_path,
+                    auth.callback_path,
+                    auth.logout_path,
+                    *exempt,
+                    *(assurance.paths() if assurance is not None else ()),
+                }
+            ),
+            assurance=assurance,
         )
 
     # Extension protocol.
@@ -80,6 +95,7 @@ class OidcOnly:
             Route(self.auth.login_path, self.login.login, methods=["GET"]),
             Route(self.auth.callback_path, self.login.callback, methods=["GET"]),
             Route(self.auth.logout_path, self.logout.logout, methods=["POST"]),
+            *(self.assurance.routes() if self.assurance is not None else ()),
         ]
 
     def middleware(self) -> Sequence[Middleware]:
