@@ -287,9 +287,7 @@ class AssuranceHint:
     #: Remember the last visitor's issuer and identifier (shown masked) after the session ends.
     enabled: Annotated[bool, default("false")]
     #: Sealing key: 32+ random bytes, base64url (list the new key first to rotate); required when enabled.
-    secret: Annotated[
-        str, secret("mask"), env("AUTH_HINT_SECRET"), dependon("auth.assurance.hint.enabled")
-    ]
+    secret: Annotated[str, secret("mask"), env("AUTH_HINT_SECRET"), dependon("auth.assurance.hint.enabled")]
     #: How long the note is kept after the session ended; 0s disables remembering.
     ttl: Annotated[timedelta, default("720h"), dependon("auth.assurance.hint.enabled")]
     #: The note is dropped when the browser has not come back for this long; 0s turns it off.
