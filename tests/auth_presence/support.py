@@ -173,7 +173,7 @@ def signed_in(
                 assert browser.bootstrap("alice@example.test", credential.secret).status_code == 200
                 assert browser.register().status_code == 200
 
-            tab = Tab(client, enrol, "•••••", "passkey")
+            tab = Tab(client, enrol, "a•••••@example.test", "passkey")
         elif mode == "oauth_only":
             x = stack.enter_context(oauth_provider(login_user="alice"))
             provider = {

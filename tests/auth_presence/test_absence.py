@@ -137,9 +137,7 @@ def test_one_tab_reporting_nobody_cannot_end_the_session_another_tab_is_used_in(
 
 
 def test_a_tick_reporting_nobody_leaves_the_idle_clock_alone(sqlite_dsn: str, clock: Clock) -> None:
-    with signed_in(
-        "oidc_only", sqlite_dsn, assurance=PRESENCE, session={"idle_timeout": "10m"}
-    ) as tab:
+    with signed_in("oidc_only", sqlite_dsn, assurance=PRESENCE, session={"idle_timeout": "10m"}) as tab:
         for _ in range(3):
             clock.advance(4 * MINUTE)
             assert tab.report(active=False, gap=60).status_code in (204, 401)
@@ -147,9 +145,7 @@ def test_a_tick_reporting_nobody_leaves_the_idle_clock_alone(sqlite_dsn: str, cl
 
 
 def test_a_tick_reporting_input_is_activity_for_the_idle_clock(sqlite_dsn: str, clock: Clock) -> None:
-    with signed_in(
-        "oidc_only", sqlite_dsn, assurance=PRESENCE, session={"idle_timeout": "10m"}
-    ) as tab:
+    with signed_in("oidc_only", sqlite_dsn, assurance=PRESENCE, session={"idle_timeout": "10m"}) as tab:
         for _ in range(3):
             clock.advance(4 * MINUTE)
             assert tab.report(active=True, gap=60).status_code == 204

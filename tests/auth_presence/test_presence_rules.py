@@ -90,7 +90,5 @@ def test_presence_turned_off_is_not_judged() -> None:
 
 
 def test_rules_read_their_settings_in_seconds() -> None:
-    rules = PresenceRules.from_settings(
-        AssurancePresence(True, timedelta(seconds=2), timedelta(seconds=7))
-    )
+    rules = PresenceRules.from_settings(AssurancePresence(True, timedelta(seconds=2), timedelta(seconds=7)))
     assert (rules.interval, rules.absent_after) == (2.0, 7.0)

@@ -123,9 +123,7 @@ def test_without_presence_there_is_neither_script_nor_report(sqlite_dsn: str) ->
 
 def test_presence_paths_answer_for_themselves_under_path_protection(sqlite_dsn: str) -> None:
     protected = {"include": ["/"], "unauthenticated": "redirect"}
-    with signed_in(
-        "oidc_only", sqlite_dsn, assurance=PRESENCE, sign_in=False, protection=protected
-    ) as tab:
+    with signed_in("oidc_only", sqlite_dsn, assurance=PRESENCE, sign_in=False, protection=protected) as tab:
         assert tab.client.get("/me", follow_redirects=False).status_code == 302
         assert tab.client.get("/auth/logout/presence.js").status_code == 200
         assert tab.report().status_code == 401

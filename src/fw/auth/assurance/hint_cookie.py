@@ -69,6 +69,14 @@ class VisitorNotes:
         max_age = max(1, int(note["at"] + self.ttl - now))
         return set_cookie(HINT_COOKIE, self._sealer.seal(note), secure=secure, max_age=max_age)
 
+    @staticmethod
+    def remembered(visitor: Visitor) -> RememberedVisitor | None:
+        """How ``visitor`` reads once remembered (``None``: nothing to remember of them)."""
+        identifier = identifier_of(visitor)
+        if not identifier or not visitor.issuer:
+            return None
+        return RememberedVisitor(visitor.issuer, mask_identifier(identifier))
+
     def write(self, visitor: Visitor, *, secure: bool, now: float | None = None) -> list[str]:
         """The Set-Cookie header keeping ``visitor`` in mind (none when there is nothing to show)."""
         identifier = identifier_of(visitor)

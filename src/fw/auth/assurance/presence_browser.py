@@ -103,6 +103,10 @@ class BrowserAssurance:
         """Every Set-Cookie header of a session that ended without a logout (absence)."""
         return ended_cookies(secure=secure) + self.note(summary, secure)
 
+    def departed(self, summary: SessionSummary) -> RememberedVisitor | None:
+        """Who the browser remembers right after ``summary``'s session ended (none while the hint is off)."""
+        return self.notes.remembered(summary) if self.notes is not None else None
+
     def farewell(self, request: Request, secure: bool) -> list[str]:
         """What a logout leaves besides its own cookies: the note of who signed out."""
         current = user(request)

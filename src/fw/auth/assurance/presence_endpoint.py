@@ -89,9 +89,7 @@ class PresenceEndpoints:
         self._script = presence_script(report_path, rules.interval)
 
     async def script(self, request: Request) -> Response:
-        return Response(
-            self._script, media_type=SCRIPT_MEDIA_TYPE, headers={"cache-control": "no-cache"}
-        )
+        return Response(self._script, media_type=SCRIPT_MEDIA_TYPE, headers={"cache-control": "no-cache"})
 
     async def report(self, request: Request) -> Response:
         try:

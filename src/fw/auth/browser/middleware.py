@@ -25,7 +25,13 @@ from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.user import User
 from fw.auth.caller import Authentication, record
 from fw.auth.protection import Protection
-from fw.auth.sessions.manager import SESSION_COOKIE, SESSION_SCOPE_KEY, ActiveSession, Sessions
+from fw.auth.sessions.manager import (
+    SESSION_COOKIE,
+    SESSION_SCOPE_KEY,
+    ActiveSession,
+    Sessions,
+    SessionSummary,
+)
 from fw.auth.stores.errors import StoreUnavailable
 from fw.problems import Problem
 
@@ -61,7 +67,7 @@ class BrowserSessionMiddleware:
         cookies: list[str] = []
         secure = cookie_secure(request)
         try:
-            current, active = await self._resolve(request, cookies, secure)
+            current, active, departed = await self._resolve(request, cookies, secure)
         except StoreUnavailable as error:
             logger.error("session or account store unavailable: %s", error)
             await unavailable("session or account store").response()(scope, receive, send)
@@ -70,7 +76,9 @@ class BrowserSessionMiddleware:
             record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))
             scope[SESSION_SCOPE_KEY] = active
         assurance = self.auth.assurance
-        if assurance is not None:
+        if assurance is not None and departed is not None:
+            scope[REMEMBERED_KEY] = assurance.departed(departed)  # the note written just now
+        elif assurance is not None:
             visitor, noted = assurance.visitor(request, secure)
             scope[REMEMBERED_KEY] = visitor
             cookies += noted
@@ -99,24 +107,26 @@ class BrowserSessionMiddleware:
 
     async def _resolve(
         self, request: Request, cookies: list[str], secure: bool
-    ) -> tuple[User | None, ActiveSession | None]:
+    ) -> tuple[User | None, ActiveSession | None, SessionSummary | None]:
+        """The signed-in user and their session; or, for a session that presence just ended,
+        the summary of who left (the remembered visitor of this very request)."""
         value = request.cookies.get(SESSION_COOKIE)
         if not value:
-            return None, None
+            return None, None, None
         sessions = self.auth.sessions()
         assurance = self.auth.assurance
         quiet = assurance is not None and assurance.quiet(request.url.path)
         active = await sessions.resume(value, touch=not quiet)
         if active is None:
             cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
-            return None, None
+            return None, None, None
         summary = active.summary
         if assurance is not None and assurance.absent(active):
             # Nobody was reported at this browser for absent_after: the session ends as at a logout.
             logger.info("session of account %s ended: nobody present", summary.account_id)
             await sessions.end(active.value)
             cookies += assurance.ended(summary, secure)
-            return None, None
+            return None, None, summary
         accounts = self.auth.accounts
         if accounts.reread_due(summary.account_id):
             # Claimed before the lookup, so requests arriving meanwhile do not repeat it: at most
@@ -131,7 +141,7 @@ class BrowserSessionMiddleware:
                 accounts.forget(summary.account_id)
                 await sessions.end(active.value)
                 cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
-                return None, None
+                return None, None, None
             fresh = replace(
                 summary,
                 display_name=account.display_name or summary.display_name,
@@ -140,19 +150,23 @@ class BrowserSessionMiddleware:
             if fresh != summary:
                 await sessions.refresh(active, fresh)
                 summary = fresh
-        return User(
-            summary.account_id,
-            summary.display_name,
-            summary.email,
-            summary.issuer,
-            summary.key,
-            method=summary.method,
-            auth_time=summary.auth_time,
-            provider=summary.provider,
-            subject=summary.subject,
-            username=summary.username,
-            avatar_url=summary.avatar_url,
-        ), active
+        return (
+            User(
+                summary.account_id,
+                summary.display_name,
+                summary.email,
+                summary.issuer,
+                summary.key,
+                method=summary.method,
+                auth_time=summary.auth_time,
+                provider=summary.provider,
+                subject=summary.subject,
+                username=summary.username,
+                avatar_url=summary.avatar_url,
+            ),
+            active,
+            None,
+        )
 
     def _refuse(self, request: Request) -> Response:
         if self.auth.unauthenticated == "unauthorized":
