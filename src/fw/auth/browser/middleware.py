@@ -1,5 +1,8 @@
 """Resolve the browser session before every handler, re-read the account, guard protected paths.
 
+With ``[auth.assurance]`` on, the same pass ends a session nobody was present at (presence) and
+reads the note of the last visitor (the remembered visitor): see :mod:`fw.auth.assurance`.
+
 Failures never leak: an unusable cookie is dropped (anonymous is a normal state); a store that
 cannot answer is a 503; a protected path without a session goes through login or gets a 401.
 """
@@ -150,23 +153,20 @@ class BrowserSessionMiddleware:
             if fresh != summary:
                 await sessions.refresh(active, fresh)
                 summary = fresh
-        return (
-            User(
-                summary.account_id,
-                summary.display_name,
-                summary.email,
-                summary.issuer,
-                summary.key,
-                method=summary.method,
-                auth_time=summary.auth_time,
-                provider=summary.provider,
-                subject=summary.subject,
-                username=summary.username,
-                avatar_url=summary.avatar_url,
-            ),
-            active,
-            None,
+        current = User(
+            summary.account_id,
+            summary.display_name,
+            summary.email,
+            summary.issuer,
+            summary.key,
+            method=summary.method,
+            auth_time=summary.auth_time,
+            provider=summary.provider,
+            subject=summary.subject,
+            username=summary.username,
+            avatar_url=summary.avatar_url,
         )
+        return current, active, None
 
     def _refuse(self, request: Request) -> Response:
         if self.auth.unauthenticated == "unauthorized":
