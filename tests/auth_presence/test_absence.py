@@ -157,3 +157,21 @@ def test_without_presence_silence_ends_nothing(sqlite_dsn: str, clock: Clock) ->
     with signed_in("oidc_only", sqlite_dsn) as tab:
         clock.advance(120 * MINUTE)
         assert tab.signed_in()
+
+
+def test_a_logout_never_sends_back_a_sealed_session_cookie_the_same_request_renewed(
+    sqlite_dsn: str, clock: Clock
+) -> None:
+    with signed_in(
+        "oidc_only",
+        sqlite_dsn,
+        assurance=PRESENCE,
+        env={"SESSION_KEYRING_SECRET": COOKIE_SECRET},
+        session_table={"backend": "cookie"},
+        session={"idle_timeout": "10m"},
+    ) as tab:
+        clock.advance(2 * MINUTE)  # the logout request itself renews the sealed session (activity)
+        out = tab.logout()
+        sessions = [c for c in cookie_headers(out) if c.startswith("fw_session=")]
+        assert sessions and all("Max-Age=0" in c for c in sessions)
+        assert not tab.signed_in()
