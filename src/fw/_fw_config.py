@@ -64,7 +64,7 @@ def _build_2(v: Any) -> Any:
 
 
 def _classes_3() -> tuple[type, ...]:
-    return (_m0.AuthSettings, _m0.Protection, _m0.AuthSession, _m0.OidcSettings, _m0.Claim, _m0.OauthSettings, _m0.JwtSettings, _m0.Revocation, _m0.Passkey, _m0.Bootstrap, _m0.Recovery, _m0.Registration, _m0.Assurance, _m0.AssurancePolicy,)
+    return (_m0.AuthSettings, _m0.Protection, _m0.AuthSession, _m0.OidcSettings, _m0.Claim, _m0.OauthSettings, _m0.JwtSettings, _m0.Revocation, _m0.Passkey, _m0.Bootstrap, _m0.Recovery, _m0.Registration, _m0.Assurance, _m0.AssurancePresence, _m0.AssuranceHint, _m0.AssurancePolicy,)
 
 
 def _element_7(v: Any) -> Any:
@@ -177,7 +177,17 @@ def _build_3(v: Any) -> Any:
             policy=v['auth.registration.policy'],
         ),
         assurance=_m0.Assurance(
-            presence=v['auth.assurance.presence'],
+            presence=_m0.AssurancePresence(
+                enabled=v['auth.assurance.presence.enabled'],
+                interval=v['auth.assurance.presence.interval'],
+                absent_after=v['auth.assurance.presence.absent_after'],
+            ),
+            hint=_m0.AssuranceHint(
+                enabled=v['auth.assurance.hint.enabled'],
+                secret=v['auth.assurance.hint.secret'],
+                ttl=v['auth.assurance.hint.ttl'],
+                idle_timeout=v['auth.assurance.hint.idle_timeout'],
+            ),
             policy=[_element_7(e) for e in v['auth.assurance.policy']],
         ),
     )
@@ -242,7 +252,7 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:AuthSettings': Loader(
         type_name='fw.settings:AuthSettings',
-        fingerprint='1d8f0d445a7e1981f018',
+        fingerprint='0f2985719233af535e41',
         classes=_classes_3,
         build=_build_3,
         prefix='auth',
@@ -320,7 +330,13 @@ LOADERS: dict[str, Loader] = {
             Field(key='auth.bootstrap.max_attempts', kind='int', table='auth.bootstrap', default=5, env='AUTH_BOOTSTRAP_MAX_ATTEMPTS', opts=('--auth-bootstrap-max_attempts',), dependon=('auth.enabled',), help='Wrong secrets tolerated before a bootstrap credential is spent'),
             Field(key='auth.recovery.policy', kind='str', table='auth.recovery', env='AUTH_RECOVERY_POLICY', opts=('--auth-recovery-policy',), dependon=('auth.enabled',), help='Who restores access after a lost passkey; required in the passkey modes', choices=('', 'oidc', 'administrator', 'application')),
             Field(key='auth.registration.policy', kind='str', table='auth.registration', env='AUTH_REGISTRATION_POLICY', opts=('--auth-registration-policy',), dependon=('auth.enabled',), help='Who may enrol passkeys; required in passkey_only (administrator for closed systems)', choices=('', 'disabled', 'oidc', 'invite', 'administrator', 'open')),
-            Field(key='auth.assurance.presence', kind='bool', table='auth.assurance', default=False, env='AUTH_ASSURANCE_PRESENCE', opts=('--auth-assurance-presence',), dependon=('auth.enabled',), help='Browser presence reporting'),
+            Field(key='auth.assurance.presence.enabled', kind='bool', table='auth.assurance.presence', default=False, env='AUTH_ASSURANCE_PRESENCE_ENABLED', opts=('--auth-assurance-presence-enabled',), dependon=('auth.enabled',), help='Pages load {logout_path}/presence.js, which reports each interval whether input happened'),
+            Field(key='auth.assurance.presence.interval', kind='duration', table='auth.assurance.presence', default=datetime.timedelta(microseconds=60000000), env='AUTH_ASSURANCE_PRESENCE_INTERVAL', opts=('--auth-assurance-presence-interval',), dependon=('auth.enabled', 'auth.assurance.presence.enabled'), help='How often the page reports'),
+            Field(key='auth.assurance.presence.absent_after', kind='duration', table='auth.assurance.presence', default=datetime.timedelta(microseconds=1800000000), env='AUTH_ASSURANCE_PRESENCE_ABSENT_AFTER', opts=('--auth-assurance-presence-absent_after',), dependon=('auth.enabled', 'auth.assurance.presence.enabled'), help='No reported input for this long ends the session (more than interval)'),
+            Field(key='auth.assurance.hint.enabled', kind='bool', table='auth.assurance.hint', default=False, env='AUTH_ASSURANCE_HINT_ENABLED', opts=('--auth-assurance-hint-enabled',), dependon=('auth.enabled',), help="Remember the last visitor's issuer and identifier (shown masked) after the session ends"),
+            Field(key='auth.assurance.hint.secret', kind='str', table='auth.assurance.hint', env='AUTH_HINT_SECRET', opts=('--auth-assurance-hint-secret',), secret='mask', dependon=('auth.enabled', 'auth.assurance.hint.enabled'), help='Sealing key: 32+ random bytes, base64url (list the new key first to rotate); required when enabled'),
+            Field(key='auth.assurance.hint.ttl', kind='duration', table='auth.assurance.hint', default=datetime.timedelta(microseconds=2592000000000), env='AUTH_ASSURANCE_HINT_TTL', opts=('--auth-assurance-hint-ttl',), dependon=('auth.enabled', 'auth.assurance.hint.enabled'), help='How long the note is kept after the session ended; 0s disables remembering'),
+            Field(key='auth.assurance.hint.idle_timeout', kind='duration', table='auth.assurance.hint', default=datetime.timedelta(microseconds=1209600000000), env='AUTH_ASSURANCE_HINT_IDLE_TIMEOUT', opts=('--auth-assurance-hint-idle_timeout',), dependon=('auth.enabled', 'auth.assurance.hint.enabled'), help='The note is dropped when the browser has not come back for this long; 0s turns it off'),
         ),
         arrays=(
             TableArray(
@@ -352,6 +368,8 @@ LOADERS: dict[str, Loader] = {
             ('auth.recovery', ''),
             ('auth.registration', ''),
             ('auth.assurance', ''),
+            ('auth.assurance.presence', 'Browser presence reporting'),
+            ('auth.assurance.hint', 'The remembered last visitor'),
         ),
     ),
 }

@@ -276,9 +276,37 @@ class AssurancePolicy:
 
 
 @dataclass
+class AssurancePresence:
+    """``[auth.assurance.presence]``: pages report whether someone is at the keyboard."""
+
+    #: Pages load {logout_path}/presence.js, which reports each interval whether input happened.
+    enabled: Annotated[bool, default("false")]
+    #: How often the page reports.
+    interval: Annotated[timedelta, default("1m"), dependon("auth.assurance.presence.enabled")]
+    #: No reported input for this long ends the session (more than interval).
+    absent_after: Annotated[timedelta, default("30m"), dependon("auth.assurance.presence.enabled")]
+
+
+@dataclass
+class AssuranceHint:
+    """``[auth.assurance.hint]``: the remembered last visitor, a sealed cookie written at session end."""
+
+    #: Remember the last visitor's issuer and identifier (shown masked) after the session ends.
+    enabled: Annotated[bool, default("false")]
+    #: Sealing key: 32+ random bytes, base64url (list the new key first to rotate); required when enabled.
+    secret: Annotated[str, secret("mask"), env("AUTH_HINT_SECRET"), dependon("auth.assurance.hint.enabled")]
+    #: How long the note is kept after the session ended; 0s disables remembering.
+    ttl: Annotated[timedelta, default("720h"), dependon("auth.assurance.hint.enabled")]
+    #: The note is dropped when the browser has not come back for this long; 0s turns it off.
+    idle_timeout: Annotated[timedelta, default("336h"), dependon("auth.assurance.hint.enabled")]
+
+
+@dataclass
 class Assurance:
     #: Browser presence reporting.
-    presence: Annotated[bool, default("false")]
+    presence: AssurancePresence
+    #: The remembered last visitor.
+    hint: AssuranceHint
     #: Named assurance policies ([[auth.assurance.policy]] entries: name, max_age, confirm).
     policy: list[AssurancePolicy]
 

@@ -10,6 +10,8 @@ import fw
 from fw.auth.modes.base import ModeSettings
 from fw.settings import (
     Assurance,
+    AssuranceHint,
+    AssurancePresence,
     AuthSession,
     AuthSettings,
     Bootstrap,
@@ -121,7 +123,15 @@ def auth_settings(
         ),
         recovery=Recovery(policy=""),
         registration=Registration(policy=""),
-        assurance=Assurance(presence=False, policy=[]),
+        assurance=Assurance(
+            presence=AssurancePresence(
+                enabled=False, interval=timedelta(minutes=1), absent_after=timedelta(minutes=30)
+            ),
+            hint=AssuranceHint(
+                enabled=False, secret="", ttl=timedelta(hours=720), idle_timeout=timedelta(hours=336)
+            ),
+            policy=[],
+        ),
     )
 
 

@@ -15,6 +15,10 @@ from fw.auth.browser.user import User, user
 from fw.auth.assurance.guards import StepUpRequired, ensure, ensure_api
 from fw.auth.assurance.requirements import Requirement, confirmed, max_age, policy
 
+# --- assurance: the remembered last visitor ([auth.assurance.hint]) ---
+# isort: split
+from fw.auth.assurance.hint import RememberedVisitor, mask_identifier, remembered
+
 # --- bearer tokens (jwt_only) and revocation ---
 # isort: split
 from fw.auth.caller import Caller, Principal, bearer
@@ -61,6 +65,7 @@ __all__ = [
     "ModeSettings",
     "Passkey",
     "Principal",
+    "RememberedVisitor",
     "Requirement",
     "StepUpRequired",
     "User",
@@ -71,12 +76,14 @@ __all__ = [
     "find_mode",
     "forget_account",
     "issue_bootstrap_credential",
+    "mask_identifier",
     "max_age",
     "passkeys",
     "policy",
     "register_mode",
     "reinstate_subject",
     "reinstate_token",
+    "remembered",
     "remove_passkey",
     "revoke_subject",
     "revoke_token",

@@ -113,7 +113,8 @@ async def _limited(request: Request, limit: int) -> AsyncGenerator[bytes, None]:
         yield chunk
 
 
-async def _read_limited(request: Request, limit: int) -> bytes:
+async def read_limited(request: Request, limit: int) -> bytes:
+    """The whole body, at most ``limit`` bytes: over it (declared or counted) is a 413 problem."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BodyTooLarge(limit)
@@ -232,7 +233,7 @@ async def _decode(request: Request, cbor: bool) -> Body:
         return await decode_multipart(request)
     if cbor and (kind == "application/cbor" or kind.endswith("+cbor")):
         limits = limits_of(request.scope)
-        raw = await _read_limited(request, min(limits.cbor, limits.request))
+        raw = await read_limited(request, min(limits.cbor, limits.request))
         return decode_cbor(raw) if raw else EMPTY
     raw = await _read_all(request)
     if not raw:

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection
 
 from fw.auth.assurance.policies import Policies
-from fw.auth.sessions.manager import ActiveSession, Sessions
+from fw.auth.sessions.manager import ActiveSession, Sessions, active_session
 from fw.auth.stores.interfaces import CeremonyStore
 from fw.settings import AuthSettings
 
 CONTEXT_KEY = "fw.auth.assurance"
-SESSION_KEY = "fw.auth.session"
 
 #: Modes whose provider cannot be asked for a re-proof (no ``max_age``, no ``auth_time``): a
 #: confirmation or a zero-width window cannot be honoured there and answers 503.
@@ -54,8 +53,7 @@ def context_of(request: HTTPConnection) -> AssuranceContext | None:
 
 def session_of(request: HTTPConnection) -> ActiveSession | None:
     """The session the middleware resumed for this request (``None``: anonymous)."""
-    found = request.scope.get(SESSION_KEY)
-    return found if isinstance(found, ActiveSession) else None
+    return active_session(request.scope)
 
 
 def build_context(

@@ -1,5 +1,8 @@
 """Resolve the browser session before every handler, re-read the account, guard protected paths.
 
+With ``[auth.assurance]`` on, the same pass ends a session nobody was present at (presence) and
+reads the note of the last visitor (the remembered visitor): see :mod:`fw.auth.assurance`.
+
 Failures never leak: an unusable cookie is dropped (anonymous is a normal state); a store that
 cannot answer is a 503; a protected path without a session goes through login or gets a 401.
 """
@@ -17,14 +20,22 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fw.auth.accounts import AccountSeams
-from fw.auth.assurance.context import CONTEXT_KEY, SESSION_KEY, AssuranceContext
+from fw.auth.assurance.context import CONTEXT_KEY, AssuranceContext
+from fw.auth.assurance.hint import REMEMBERED_KEY
+from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.anonymous import refuse_anonymous
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.user import User
 from fw.auth.caller import Authentication, record
 from fw.auth.protection import Protection
-from fw.auth.sessions.manager import SESSION_COOKIE, Sessions
+from fw.auth.sessions.manager import (
+    SESSION_COOKIE,
+    SESSION_SCOPE_KEY,
+    ActiveSession,
+    Sessions,
+    SessionSummary,
+)
 from fw.auth.stores.errors import StoreUnavailable
 
 logger = logging.getLogger("fw.auth")
@@ -42,6 +53,8 @@ class BrowserAuth:
     exempt: frozenset[str]
     #: What the assurance guards of this mode need (recorded in every request's scope).
     assurance: AssuranceContext | None = None
+    #: Presence and the remembered visitor (``[auth.assurance]``); ``None`` while both are off.
+    presence: BrowserAssurance | None = None
 
 
 class BrowserSessionMiddleware:
@@ -61,13 +74,21 @@ class BrowserSessionMiddleware:
         cookies: list[str] = []
         secure = cookie_secure(request)
         try:
-            current = await self._resolve(request, cookies, secure)
+            current, active, departed = await self._resolve(request, cookies, secure)
         except StoreUnavailable as error:
             logger.error("session or account store unavailable: %s", error)
             await unavailable("session or account store").response()(scope, receive, send)
             return
         if current is not None:
             record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))
+            scope[SESSION_SCOPE_KEY] = active
+        presence = self.auth.presence
+        if presence is not None and departed is not None:
+            scope[REMEMBERED_KEY] = presence.departed(departed)  # the note written just now
+        elif presence is not None:
+            visitor, noted = presence.visitor(request, secure)
+            scope[REMEMBERED_KEY] = visitor
+            cookies += noted
         path = scope["path"]
         if current is None and path not in self.auth.exempt and self.auth.protection.requires_auth(path):
             response = self._refuse(request)
@@ -75,7 +96,7 @@ class BrowserSessionMiddleware:
                 response.headers.append("set-cookie", header)
             await response(scope, receive, send)
             return
-        if not cookies:
+        if not cookies and active is None:
             await self.app(scope, receive, send)
             return
 
@@ -87,20 +108,35 @@ class BrowserSessionMiddleware:
                 for header in cookies:
                     if not (rewritten and header.startswith(f"{SESSION_COOKIE}=")):
                         headers.append("set-cookie", header)
+                renewal = _renewal(active, headers, secure)
+                if renewal:
+                    headers.append("set-cookie", renewal)
             await send(message)
 
         await self.app(scope, receive, send_with_cookies)
 
-    async def _resolve(self, request: Request, cookies: list[str], secure: bool) -> User | None:
+    async def _resolve(
+        self, request: Request, cookies: list[str], secure: bool
+    ) -> tuple[User | None, ActiveSession | None, SessionSummary | None]:
+        """The signed-in user and their session; or, for a session that presence just ended,
+        the summary of who left (the remembered visitor of this very request)."""
         value = request.cookies.get(SESSION_COOKIE)
         if not value:
-            return None
+            return None, None, None
         sessions = self.auth.sessions()
-        active = await sessions.resume(value)
+        presence = self.auth.presence
+        quiet = presence is not None and presence.quiet(request.url.path)
+        active = await sessions.resume(value, touch=not quiet)
         if active is None:
             cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
-            return None
+            return None, None, None
         summary = active.summary
+        if presence is not None and presence.absent(active):
+            # Nobody was reported at this browser for absent_after: the session ends as at a logout.
+            logger.info("session of account %s ended: nobody present", summary.account_id)
+            await sessions.end(active.value)
+            cookies += presence.ended(summary, secure)
+            return None, None, summary
         accounts = self.auth.accounts
         if accounts.reread_due(summary.account_id):
             # Claimed before the lookup, so requests arriving meanwhile do not repeat it: at most
@@ -115,7 +151,7 @@ class BrowserSessionMiddleware:
                 accounts.forget(summary.account_id)
                 await sessions.end(active.value)
                 cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
-                return None
+                return None, None, None
             fresh = replace(
                 summary,
                 display_name=account.display_name or summary.display_name,
@@ -124,12 +160,7 @@ class BrowserSessionMiddleware:
             if fresh != summary:
                 await sessions.refresh(active, fresh)
                 summary = fresh
-        request.scope[SESSION_KEY] = active
-        if active.renewed:
-            # The browser may keep the cookie only until the session's absolute expiry, never longer.
-            max_age = max(1, int(active.expires_at - time.time()))
-            cookies.append(set_cookie(SESSION_COOKIE, active.value, secure=secure, max_age=max_age))
-        return User(
+        current = User(
             summary.account_id,
             summary.display_name,
             summary.email,
@@ -142,6 +173,21 @@ class BrowserSessionMiddleware:
             username=summary.username,
             avatar_url=summary.avatar_url,
         )
+        return current, active, None
 
     def _refuse(self, request: Request) -> Response:
         return refuse_anonymous(request, self.auth.login_path, self.auth.unauthenticated)
+
+
+def _renewal(active: ActiveSession | None, headers: MutableHeaders, secure: bool) -> str | None:
+    """The session cookie to send when the session's value changed while serving (a renewed seal),
+    decided when the answer starts so it carries the last value; never when the handler set the
+    session cookie itself (a sign-in, a logout)."""
+    if active is None or not active.renewed:
+        return None
+    prefix = f"{SESSION_COOKIE}="
+    if any(header.startswith(prefix) for header in headers.getlist("set-cookie")):
+        return None
+    # The browser may keep the cookie only until the session's absolute expiry, never longer.
+    max_age = max(1, int(active.expires_at - time.time()))
+    return set_cookie(SESSION_COOKIE, active.value, secure=secure, max_age=max_age)

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from fw.auth.assurance.hint_rules import check_hint
+from fw.auth.assurance.presence import check_presence
 from fw.auth.browser.redirects import loopback_host_header
 from fw.auth.stores.select import check_session_backend
 from fw.configuration.advisory import Advisory
@@ -56,6 +58,13 @@ def check_session_lifetimes(auth: AuthSettings) -> None:
         raise StartupError(
             "auth.session.idle_timeout", str(auth.session.idle_timeout), "use 0s (off) or more"
         )
+
+
+def check_assurance(auth: AuthSettings) -> None:
+    """``[auth.assurance.presence]`` and ``[auth.assurance.hint]``, judged alike in every browser mode
+    (the hint is where ``auth.shared_device`` is refused too: a shared terminal remembers nobody)."""
+    check_presence(auth.assurance.presence)
+    check_hint(auth)
 
 
 def redirect_url_advisories(table: str, values: Mapping[str, Any], app_env: str) -> list[Advisory]:

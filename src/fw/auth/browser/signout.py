@@ -6,6 +6,8 @@ business; this part never contacts it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -19,19 +21,15 @@ from fw.auth.stores.errors import StoreUnavailable
 RECONFIRM_LIFETIME = 30 * 24 * 3600
 
 
-async def sign_out(request: Request, sessions: Sessions) -> list[str]:
-    """End this browser's session; returns the Set-Cookie headers the answer must carry.
+#: What else a session's end leaves in the browser, given the request (its user) and cookie security:
+#: the remembered-visitor note (:mod:`fw.auth.assurance.hint_cookie`).
+Farewell = Callable[[Request, bool], list[str]]
 
-    The session and any sign-in in progress are forgotten, and the next sign-in demands proof
-    and an account choice instead of silently reusing the provider's own session.
-    """
-    secure = cookie_secure(request)
-    value = request.cookies.get(SESSION_COOKIE)
-    if value:
-        try:
-            await sessions.end(value)
-        except StoreUnavailable:
-            raise unavailable("session store") from None
+
+def ended_cookies(*, secure: bool) -> list[str]:
+    """The Set-Cookie headers of any session's end: the session and any sign-in in progress are
+    forgotten, and the next sign-in demands proof and an account choice instead of silently
+    reusing the provider's own session."""
     return [
         expire_cookie(SESSION_COOKIE, secure=secure),
         expire_cookie(LOGIN_COOKIE, secure=secure),
@@ -39,9 +37,23 @@ async def sign_out(request: Request, sessions: Sessions) -> list[str]:
     ]
 
 
-async def local_logout(request: Request, sessions: Sessions, target: str = "/") -> Response:
+async def sign_out(request: Request, sessions: Sessions, farewell: Farewell | None = None) -> list[str]:
+    """End this browser's session; returns the Set-Cookie headers the answer must carry."""
+    secure = cookie_secure(request)
+    value = request.cookies.get(SESSION_COOKIE)
+    if value:
+        try:
+            await sessions.end(value)
+        except StoreUnavailable:
+            raise unavailable("session store") from None
+    return ended_cookies(secure=secure) + (farewell(request, secure) if farewell is not None else [])
+
+
+async def local_logout(
+    request: Request, sessions: Sessions, target: str = "/", farewell: Farewell | None = None
+) -> Response:
     """The whole answer of a logout that ends only the local session: 303 to ``target``."""
-    cookies = await sign_out(request, sessions)
+    cookies = await sign_out(request, sessions, farewell)
     response = RedirectResponse(target, status_code=303)
     for cookie in cookies:
         response.headers.append("set-cookie", cookie)

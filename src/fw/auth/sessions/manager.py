@@ -8,7 +8,9 @@ every other. Sign-ins in progress are not sessions and never touch the store: se
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from fw.auth.stores.interfaces import SessionStore
 from fw.auth.stores.tokens import Record
@@ -113,7 +115,9 @@ class Sessions:
         record = {**summary.to_record(), "kind": "session", "created_at": now, "last_seen": now}
         return await self.store.save(record, now + self.ttl)
 
-    async def resume(self, value: str) -> ActiveSession | None:
+    async def resume(self, value: str, *, touch: bool = True) -> ActiveSession | None:
+        """The live session behind ``value``, or ``None``. ``touch=False``: the request is no sign
+        of activity (a presence report that may say nobody is there), so the idle clock stays."""
         record = await self.store.load(value)
         if record is None or record.get("kind") != "session":
             return None
@@ -127,7 +131,7 @@ class Sessions:
             await self.store.delete(value)
             return None
         session = ActiveSession(value, summary, record, expires_at=created + self.ttl)
-        if now - last_seen >= self._touch_after():
+        if touch and now - last_seen >= self._touch_after():
             record["last_seen"] = now
             new_value = await self.store.update(value, record, created + self.ttl)
             session.renewed = new_value != value
@@ -153,5 +157,26 @@ class Sessions:
         await self.store.delete(session.value)
         session.value, session.record, session.summary, session.renewed = new_value, record, summary, True
 
+    async def note(self, session: ActiveSession, **fields: float) -> None:
+        """Store extra fields of the record (presence: when someone was last at the keyboard).
+
+        The absolute expiry stays where the session's creation put it, whatever is noted.
+        """
+        record = {**session.record, **fields}
+        created = float(record["created_at"])
+        new_value = await self.store.update(session.value, record, created + self.ttl)
+        session.renewed = session.renewed or new_value != session.value
+        session.value, session.record = new_value, record
+
     async def end(self, value: str) -> None:
         await self.store.delete(value)
+
+
+#: Where the session middleware leaves the resumed session, for endpoints that note something in it.
+SESSION_SCOPE_KEY = "fw.auth.session"
+
+
+def active_session(scope: Mapping[str, Any]) -> ActiveSession | None:
+    """The session the middleware resumed for this request, or ``None`` (anonymous)."""
+    found = scope.get(SESSION_SCOPE_KEY)
+    return found if isinstance(found, ActiveSession) else None

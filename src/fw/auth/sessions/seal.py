@@ -11,6 +11,7 @@ import base64
 import binascii
 import json
 import os
+import re
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -20,6 +21,27 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 _NONCE = 12
 _TAG = 16
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]+={0,2}")
+#: The least randomness a configured sealing secret carries.
+MIN_SECRET_BYTES = 32
+#: How a configured secret is made; quoted in every message refusing one.
+SECRET_RECIPE = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+
+
+def secret_bytes(secret: str) -> bytes | None:
+    """The random bytes of one configured secret: base64url of at least 32 bytes, else ``None``."""
+    if not _BASE64URL.fullmatch(secret):
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(secret + "=" * (-len(secret) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    return raw if len(raw) >= MIN_SECRET_BYTES else None
+
+
+def listed_secrets(listed: str) -> list[str]:
+    """The secrets of a keyring setting, the sealing one first (separated by spaces or commas)."""
+    return listed.replace(",", " ").split()
 
 
 class Sealer:

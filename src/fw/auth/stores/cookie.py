@@ -11,45 +11,32 @@ secret still open until they expire; drop the old secret after ``auth.session.tt
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
-
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from fw.auth.sessions.seal import Sealer
+from fw.auth.sessions.seal import SECRET_RECIPE, Sealer, listed_secrets, secret_bytes
 from fw.auth.stores.tokens import Record, unexpired
 from fw.errors import StartupError
 
 SECRET_KEY = "session.keyring.secret"
 _MAX_COOKIE = 3800
-_BASE64URL = re.compile(r"[A-Za-z0-9_-]+={0,2}")
-
-
-def _b64decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def derive_key(secret: str) -> bytes:
     """A 256-bit AEAD key from the configured secret (base64url of at least 32 random bytes)."""
-    try:
-        raw = _b64decode(secret) if _BASE64URL.fullmatch(secret) else b""
-    except (binascii.Error, ValueError):
-        raw = b""
-    if len(raw) < 32:
+    raw = secret_bytes(secret)
+    if raw is None:
         raise StartupError(
             SECRET_KEY,
             "*****" if secret else "",
-            "the cookie session backend needs 32 or more random bytes, base64url-encoded "
-            '(python -c "import secrets; print(secrets.token_urlsafe(32))")',
+            f"the cookie session backend needs 32 or more random bytes, base64url-encoded ({SECRET_RECIPE})",
         )
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"fw session seal").derive(raw)
 
 
 def derive_keys(listed: str) -> list[bytes]:
     """One key per listed secret, the sealing one first; each must be strong on its own."""
-    return [derive_key(secret) for secret in listed.replace(",", " ").split()] or [derive_key("")]
+    return [derive_key(secret) for secret in listed_secrets(listed)] or [derive_key("")]
 
 
 class CookieSessions:

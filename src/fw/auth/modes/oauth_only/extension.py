@@ -20,6 +20,7 @@ import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
 from fw.auth.assurance.context import build_context
+from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.login_state import LoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
@@ -58,14 +59,26 @@ class OauthOnly:
             auth.oauth.allow_loopback_http,
         )
         self.login = OauthLogin(auth, self.provider, self.origins, self._started, self._ceremonies)
+        #: Presence and the remembered visitor, when ``[auth.assurance]`` turns them on.
+        self.presence = assurance = BrowserAssurance.build(
+            auth, lambda: self._started().sessions, self.origins.cross_origin
+        )
         self.browser = BrowserAuth(
             sessions=lambda: self._started().sessions,
             accounts=self.accounts,
             protection=Protection.from_patterns(auth.protection.include, auth.protection.exclude),
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path}),
+            exempt=frozenset(
+                {
+                    auth.login_path,
+                    auth.callback_path,
+                    auth.logout_path,
+                    *(assurance.paths() if assurance is not None else ()),
+                }
+            ),
             assurance=build_context(auth, lambda: self._started().sessions, self._ceremonies),
+            presence=assurance,
         )
 
     # Extension protocol.
@@ -74,6 +87,7 @@ class OauthOnly:
             Route(self.auth.login_path, self.login.login, methods=["GET"]),
             Route(self.auth.callback_path, self.login.callback, methods=["GET"]),
             Route(self.auth.logout_path, self.logout, methods=["POST"]),
+            *(self.presence.routes() if self.presence is not None else ()),
         ]
 
     def middleware(self) -> Sequence[Middleware]:
@@ -114,7 +128,8 @@ class OauthOnly:
         """``POST logout_path``: a same-origin POST ends the local session; the provider's stays."""
         if self.origins.cross_origin(request):
             raise Problem("cross-origin logout refused", status=403, code="cross_origin")
-        return await local_logout(request, self._started().sessions)
+        farewell = self.presence.farewell if self.presence is not None else None
+        return await local_logout(request, self._started().sessions, farewell=farewell)
 
     def _ceremonies(self) -> CeremonyStore:
         """The ``auth.backend`` ceremony store; a 503 before startup."""

@@ -79,6 +79,7 @@ def check_oauth_only(settings: ModeSettings) -> None:
                 key, claim, f"the provider {oauth.provider} reports only these claims: {', '.join(reported)}"
             )
     browser_rules.check_session_lifetimes(auth)
+    browser_rules.check_assurance(auth)
 
 
 def oauth_advisories(values: Mapping[str, Any], app_env: str) -> list[Advisory]:

@@ -17,6 +17,7 @@ import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
 from fw.auth.assurance.context import build_context
+from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.login_state import LoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
@@ -65,15 +66,29 @@ class OidcOnly:
             self.oidc.allow_loopback_http,
         )
         self.login = OidcLogin(auth, origins, self._started, account_gate, self._ceremonies)
-        self.logout = OidcLogout(self.oidc, origins, self._started)
+        #: Presence and the remembered visitor, when ``[auth.assurance]`` turns them on.
+        self.presence = BrowserAssurance.build(auth, lambda: self.sessions, origins.cross_origin)
+        assurance = self.presence
+        self.logout = OidcLogout(
+            self.oidc, origins, self._started, assurance.farewell if assurance is not None else None
+        )
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
             accounts=self.accounts,
             protection=self.protection,
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path, *exempt}),
+            exempt=frozenset(
+                {
+                    auth.login_path,
+                    auth.callback_path,
+                    auth.logout_path,
+                    *exempt,
+                    *(assurance.paths() if assurance is not None else ()),
+                }
+            ),
             assurance=build_context(auth, lambda: self.sessions, self._ceremonies),
+            presence=assurance,
         )
 
     # Extension protocol.
@@ -82,6 +97,7 @@ class OidcOnly:
             Route(self.auth.login_path, self.login.login, methods=["GET"]),
             Route(self.auth.callback_path, self.login.callback, methods=["GET"]),
             Route(self.auth.logout_path, self.logout.logout, methods=["POST"]),
+            *(self.presence.routes() if self.presence is not None else ()),
         ]
 
     def middleware(self) -> Sequence[Middleware]:

@@ -91,7 +91,7 @@ class OidcLogin:
         redirect_uri = self.origins.redirect_uri_for(request)
         metadata = await self._metadata()
         pending = PendingLogin.new(redirect_uri)
-        prompt = reconfirm_prompt(metadata) if request.cookies.get(RECONFIRM_COOKIE) else ""
+        prompt = self._prompt(request, metadata)
         step = stepup.begin(request, stepup.requested_window(request))
         if step is not None:
             prompt = "login"  # a re-proof of this session's identity: no account picker
@@ -113,6 +113,17 @@ class OidcLogin:
             max_age=step.max_age if step is not None else None,
         )
         return send_to_provider(request, self.started().logins, attempt, url)
+
+    def _prompt(self, request: Request, metadata: ProviderMetadata) -> str:
+        """What the provider is asked to do before it answers.
+
+        After a logout here (the reconfirm mark): prove again and choose the account. On a shared
+        terminal (``auth.shared_device``): prove again at every sign-in, as whoever signed in last
+        may have walked away without a logout, and never list other people's accounts.
+        """
+        if self.auth.shared_device:
+            return "login"
+        return reconfirm_prompt(metadata) if request.cookies.get(RECONFIRM_COOKIE) else ""
 
     async def callback(self, request: Request) -> Response:
         async def finish(attempt: LoginAttempt | None, any_pending: bool) -> Response:

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from fw.auth.browser.origins import Origins
-from fw.auth.browser.signout import sign_out
+from fw.auth.browser.signout import Farewell, sign_out
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import OidcError
 from fw.problems import Problem
@@ -24,10 +24,17 @@ from fw.settings import OidcSettings
 class OidcLogout:
     """The logout endpoint of ``oidc_only``."""
 
-    def __init__(self, oidc: OidcSettings, origins: Origins, started: Callable[[], Started]) -> None:
+    def __init__(
+        self,
+        oidc: OidcSettings,
+        origins: Origins,
+        started: Callable[[], Started],
+        farewell: Farewell | None = None,
+    ) -> None:
         self.oidc = oidc
         self.origins = origins
         self.started = started
+        self.farewell = farewell
 
     async def logout(self, request: Request) -> Response:
         if self.origins.cross_origin(request):
@@ -41,7 +48,7 @@ class OidcLogout:
         if requested == "global" and self.oidc.allow_global_logout_request:
             scope = "global"
         started = self.started()
-        cookies = await sign_out(request, started.sessions)
+        cookies = await sign_out(request, started.sessions, self.farewell)
         target = "/"
         if scope == "global":
             target = await self._end_session_url(started, f"{self.origins.public_origin(request)}/")

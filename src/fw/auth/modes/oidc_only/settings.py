@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fw.auth.browser.rules import (
+    check_assurance,
     check_redirect_url,
     check_session_lifetimes,
     check_stores,
@@ -26,6 +27,7 @@ from fw.auth.modes.rules import (
     env_name,
 )
 from fw.configuration.advisory import Advisory
+from fw.errors import StartupError
 from fw.settings import AuthSettings
 
 
@@ -49,6 +51,20 @@ def check_oidc_only(settings: ModeSettings, mode: str = "oidc_only") -> None:
     check_identity_claim("auth.oidc", oidc.identity_claim)
     check_scope_entries("auth.oidc.scopes", oidc.scopes)
     check_session_lifetimes(auth)
+    check_shared_device(auth)
+    check_assurance(auth)
+
+
+def check_shared_device(auth: AuthSettings) -> None:
+    """``auth.shared_device = true``: a logout must end the provider's session too, or the next
+    person at the terminal signs in as the last one without being asked."""
+    if auth.shared_device and auth.oidc.logout_scope != "global":
+        raise StartupError(
+            "auth.oidc.logout_scope",
+            auth.oidc.logout_scope,
+            'auth.shared_device = true requires logout_scope = "global" (a logout on a shared '
+            "terminal must end the provider's session too); set it, or shared_device = false",
+        )
 
 
 def oidc_advisories(values: Mapping[str, Any], app_env: str) -> list[Advisory]:

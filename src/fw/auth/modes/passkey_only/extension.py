@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.assurance.context import build_context
+from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
 from fw.auth.browser.stores import BrowserStores, open_browser_stores
@@ -50,16 +51,29 @@ class PasskeyOnly:
             extra={"/bootstrap": self.bootstrap.redeem},
         )
         self.logout = PasskeyLogout(self.passkeys.party.origins, self._live)
+        #: Presence and the remembered visitor, when ``[auth.assurance]`` turns them on.
+        self.presence = assurance = BrowserAssurance.build(
+            auth, lambda: self._live().sessions, self.logout.cross_origin
+        )
+        self.logout.farewell = assurance.farewell if assurance is not None else None
         self.browser = BrowserAuth(
             sessions=lambda: self._live().sessions,
             accounts=self.accounts,
             protection=Protection.from_patterns(auth.protection.include, auth.protection.exclude),
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset({auth.login_path, auth.logout_path, *self.passkeys.paths()}),
+            exempt=frozenset(
+                {
+                    auth.login_path,
+                    auth.logout_path,
+                    *self.passkeys.paths(),
+                    *(assurance.paths() if assurance is not None else ()),
+                }
+            ),
             assurance=build_context(
                 auth, lambda: self._live().sessions, lambda: self._live().store.ceremonies
             ),
+            presence=assurance,
         )
 
     # Extension protocol.
@@ -67,6 +81,7 @@ class PasskeyOnly:
         return [
             *self.passkeys.routes(),
             Route(self.auth.logout_path, self.logout.logout, methods=["POST"]),
+            *(self.presence.routes() if self.presence is not None else ()),
         ]
 
     def middleware(self) -> Sequence[Middleware]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fw.auth.browser.rules import check_session_lifetimes, check_stores
+from fw.auth.browser.rules import check_assurance, check_session_lifetimes, check_stores
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
 from fw.auth.modes.passkey_only.extension import PasskeyOnly
 from fw.auth.passkeys.settings import (
@@ -39,6 +39,7 @@ class PasskeyOnlyMode:
         check_bootstrap(auth)
         check_stores(auth, settings.session)
         check_session_lifetimes(auth)
+        check_assurance(auth)  # shared_device: no provider session to end, a shared terminal remembers nobody
 
     def extension(self, settings: ModeSettings) -> PasskeyOnly:
         return PasskeyOnly(settings)

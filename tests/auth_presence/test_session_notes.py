@@ -1,0 +1,100 @@
+"""What presence keeps in a session, in every session backend: when someone was last present,
+never a longer life, and a resume that leaves the idle clock alone when asked to."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from fw.auth.assurance.presence import PRESENT_AT, PresenceRules
+from fw.auth.sessions import Sessions, SessionSummary
+from fw.auth.stores import SessionStore
+from fw.auth.stores.cookie import CookieSessions
+from fw.auth.stores.rdb import RdbSessions
+from fw.auth.stores.redis import RedisSessions
+from fw.rdb import create_engine
+from fw.rdb.migrate import upgrade
+
+SUMMARY = SessionSummary("acct", "Alice", "alice@example.test", "https://id.example", "alice", 1700000000)
+
+
+@pytest.fixture(params=["sqlite", "postgresql", "redis", "cookie"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SessionStore]:
+    kind = request.param
+    if kind == "cookie":
+        yield CookieSessions(secrets.token_urlsafe(32))
+        return
+    if kind == "redis":
+        redis_store = RedisSessions(
+            request.getfixturevalue("redis_url"), prefix=f"fw-test-presence:{secrets.token_hex(4)}:"
+        )
+        yield redis_store
+        await redis_store.close()
+        return
+    dsn = (
+        f"sqlite:///{tmp_path / 's.sqlite3'}" if kind == "sqlite" else request.getfixturevalue("postgres_dsn")
+    )
+    await upgrade(dsn)
+    engine = create_engine(dsn)
+    yield RdbSessions(engine)
+    await engine.dispose()
+
+
+async def test_presence_noted_in_a_session_is_read_back_by_the_next_request(store: SessionStore) -> None:
+    sessions = Sessions(store, ttl=3600, idle_timeout=0)
+    value = await sessions.start(SUMMARY)
+    active = await sessions.resume(value)
+    assert active is not None
+    noted_at = time.time() + 5
+    await sessions.note(active, **{PRESENT_AT: noted_at})
+    again = await sessions.resume(active.value)
+    assert again is not None and again.record[PRESENT_AT] == noted_at
+    assert again.summary == SUMMARY
+    assert PresenceRules(60, 1800).last_present(again.record) == noted_at
+
+
+async def test_noting_presence_never_moves_the_absolute_expiry(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sessions = Sessions(store, ttl=100, idle_timeout=0)
+    now = time.time()
+    value = await sessions.start(SUMMARY)
+    active = await sessions.resume(value)
+    assert active is not None
+    monkeypatch.setattr(time, "time", lambda: now + 90)
+    await sessions.note(active, **{PRESENT_AT: now + 90})
+    assert active.expires_at == pytest.approx(now + 100, abs=1)
+    monkeypatch.setattr(time, "time", lambda: now + 101)
+    assert await sessions.resume(active.value) is None
+
+
+async def test_a_quiet_resume_leaves_the_idle_clock_where_it_was(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sessions = Sessions(store, ttl=3600, idle_timeout=100)
+    now = time.time()
+    value = await sessions.start(SUMMARY)
+    for step in (40, 80):
+        monkeypatch.setattr(time, "time", lambda step=step: now + step)
+        quiet = await sessions.resume(value, touch=False)
+        assert quiet is not None and not quiet.renewed
+        value = quiet.value
+    monkeypatch.setattr(time, "time", lambda: now + 101)
+    assert await sessions.resume(value, touch=False) is None  # idle since the start
+
+
+async def test_a_touching_resume_keeps_an_active_session_alive(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sessions = Sessions(store, ttl=3600, idle_timeout=100)
+    now = time.time()
+    value = await sessions.start(SUMMARY)
+    for step in (40, 80, 120, 160):
+        monkeypatch.setattr(time, "time", lambda step=step: now + step)
+        touched = await sessions.resume(value)
+        assert touched is not None
+        value = touched.value
