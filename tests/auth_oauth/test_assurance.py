@@ -16,8 +16,7 @@ from auth_assurance.support import policies_toml
 
 import fw
 from auth_oauth.conftest import oauth_layers
-from auth_oauth.standin import StandIn
-from fw.testing import BrowserClient, configured
+from fw.testing import BrowserClient, TestOAuthProvider, configured
 
 POLICIES = ({"name": "fresh", "max_age": "1s", "confirm": False}, {"name": "each_time", "max_age": "0s"})
 
@@ -61,12 +60,12 @@ def guarded_app() -> fw.App:
 
 
 @pytest.fixture
-def client(standin: StandIn, sqlite_dsn: str) -> Iterator[BrowserClient]:
-    arguments: dict[str, Any] = oauth_layers(standin, sqlite_dsn)
+def client(x: TestOAuthProvider, sqlite_dsn: str) -> Iterator[BrowserClient]:
+    arguments: dict[str, Any] = oauth_layers(x, sqlite_dsn)
     arguments["toml"] += policies_toml(POLICIES)
     with contextlib.ExitStack() as stack:
         stack.enter_context(configured(**arguments))
-        browser = stack.enter_context(BrowserClient(guarded_app(), standin.origin))
+        browser = stack.enter_context(BrowserClient(guarded_app(), x.origin))
         assert browser.get("/auth/login", params={"next": "/me"}, follow_redirects=True).json()["key"]
         yield browser
 
@@ -87,7 +86,7 @@ def test_max_age_is_met_by_the_login_itself(client: BrowserClient) -> None:
 
 
 def test_an_unmet_max_age_sends_the_browser_through_login_again(
-    client: BrowserClient, standin: StandIn
+    client: BrowserClient, x: TestOAuthProvider
 ) -> None:
     first = client.get("/me").json()["auth_time"]
     time.sleep(2.1)  # the 1 s window is now over
@@ -97,15 +96,15 @@ def test_an_unmet_max_age_sends_the_browser_through_login_again(
     landed = client.get("/recent", follow_redirects=True)
     assert landed.json() == {"page": "recent"} and str(landed.url).endswith("/recent")
     assert client.get("/me").json()["auth_time"] > first
-    assert len(standin.paths("/i/oauth2/authorize")) == 2
+    assert len(x.state.authorizations) == 2
 
 
 def test_a_login_again_as_another_account_is_refused_and_keeps_the_session(
-    client: BrowserClient, standin: StandIn
+    client: BrowserClient, x: TestOAuthProvider
 ) -> None:
     before = client.get("/me").json()
     time.sleep(2.1)
-    standin.signing_in = "bob"
+    x.login_user("bob")
     answer = client.get("/recent", follow_redirects=True)
     assert answer.status_code == 403 and answer.json()["code"] == "step_up_failed"
     assert client.get("/me").json() == before
