@@ -1,13 +1,15 @@
 """Shared fixtures: real PostgreSQL and Redis when CI points at them (a visible skip otherwise),
 DynamoDB served by a local moto server, Google's Firestore emulator in Datastore mode (once per
 session, skipped where ``gcloud`` is absent), a migrated SQLite database, the development identity
-provider, account seams reset after a test."""
+provider, account seams reset after a test, and ``store_backend``: one integration test run on
+every ``auth.backend`` engine."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -19,9 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import StoreBackend
 
 from fw.auth import accounts
+from fw.auth.stores.select import middleware_settings
 from fw.rdb.migrate import upgrade
+from fw.settings import DynamoSettings, FirestoreSettings
 from fw.testing import TestIdentityProvider, identity_provider
 
 
@@ -173,3 +178,35 @@ def sqlite_dsn(tmp_path: Path) -> str:
 def idp() -> Iterator[TestIdentityProvider]:
     with identity_provider() as provider:
         yield provider
+
+
+#: The ``auth.backend`` engines an integration test runs on (relational twice: embedded and server).
+STORE_ENGINES = ["sqlite", "postgresql", "dynamo", "firestore"]
+
+
+def _store_backend(label: str, request: pytest.FixtureRequest) -> StoreBackend:
+    """A ready store of the test's own on ``label``: migrated, its table created, or a fresh database."""
+    token = secrets.token_hex(4)
+    if label == "sqlite":
+        return StoreBackend(label, "rdb", middleware_settings(request.getfixturevalue("sqlite_dsn")))
+    if label == "postgresql":
+        dsn = request.getfixturevalue("postgres_dsn")
+        asyncio.run(upgrade(dsn))
+        return StoreBackend(label, "rdb", middleware_settings(dsn))
+    if label == "dynamo":
+        from fw.auth.stores.dynamo import create_table
+
+        endpoint = request.getfixturevalue("dynamo_endpoint")
+        dynamo = DynamoSettings("us-east-1", endpoint, f"fw_it_{token}_")
+        asyncio.run(create_table(dynamo))
+        return StoreBackend(label, "dynamo", middleware_settings(dynamo=dynamo))
+    host = request.getfixturevalue("firestore_emulator")
+    # The emulator keeps each database apart: a database of the test's own, no cleanup needed.
+    firestore = FirestoreSettings("fw-test", f"it-{token}", host)
+    return StoreBackend(label, "firestore", middleware_settings(firestore=firestore))
+
+
+@pytest.fixture(params=STORE_ENGINES)
+def store_backend(request: pytest.FixtureRequest) -> StoreBackend:
+    """Each ``auth.backend`` engine in turn, holding a store of this test's own."""
+    return _store_backend(request.param, request)

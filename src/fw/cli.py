@@ -136,10 +136,10 @@ async def _migrate_cloud_stores() -> list[str]:
     from fw.extras import require_extra
 
     require_extra("dynamo", "auth.backend", "dynamo", "the dynamo backend")
+    from fw.auth.configured import configured_middleware
     from fw.auth.stores.dynamo import create_table
-    from fw.auth.stores.select import configured_dynamo
 
-    return await create_table(configured_dynamo())
+    return await create_table(configured_middleware().dynamo)
 
 
 def cmd_init(_project: Project | None, rest: list[str]) -> int:

@@ -18,7 +18,7 @@ from fw import configuration
 from fw.auth.stores import StoreUnavailable
 from fw.auth.stores.dynamo import DynamoStore, create_table, table_name
 from fw.auth.stores.records import AccountLink, BootstrapRecord
-from fw.auth.stores.select import open_session_store
+from fw.auth.stores.select import middleware_settings, open_session_store
 from fw.cli import main as fw_command
 from fw.errors import StartupError
 from fw.settings import AuthSettings, MiddlewareSettings, SessionKeyring, SessionSettings
@@ -188,34 +188,20 @@ async def test_a_transaction_conflicting_on_every_try_is_store_unavailable_and_w
 async def test_sessions_on_dynamo_with_auth_elsewhere_open_their_own_client(dynamo_endpoint: str) -> None:
     settings = dynamo_settings(dynamo_endpoint)
     await create_table(settings)
-    configuration.reset()
+    middleware = middleware_settings(dynamo=settings)
+    sessions = open_session_store(SessionSettings(True, "dynamo", "", SessionKeyring("")), None, middleware)
     try:
-        registered = {r.cls for r in configuration.registry.state().configs.values()}
-        if MiddlewareSettings not in registered:
-            configuration.register_config(MiddlewareSettings, "middleware")
-        configuration.parse_config(
-            [
-                "--middleware-dynamo-endpoint_url",
-                dynamo_endpoint,
-                "--middleware-dynamo-table_prefix",
-                settings.table_prefix,
-                "--middleware-dynamo-region",
-                "us-east-1",
-            ]
-        )
-        sessions = open_session_store(SessionSettings(True, "dynamo", "", SessionKeyring("")), None)
-        try:
-            await sessions.check()
-            value = await sessions.save({"account_id": "a"}, datetime.now(UTC).timestamp() + 60)
-            assert await sessions.load(value) == {"account_id": "a"}
-        finally:
-            await sessions.close()
+        await sessions.check()
+        value = await sessions.save({"account_id": "a"}, datetime.now(UTC).timestamp() + 60)
+        assert await sessions.load(value) == {"account_id": "a"}
     finally:
-        configuration.reset()
+        await sessions.close()
 
 
 async def test_rdb_sessions_next_to_a_dynamo_auth_store_are_refused(dynamo_store: DynamoStore) -> None:
     with pytest.raises(StartupError) as refused:
-        open_session_store(SessionSettings(True, "rdb", "", SessionKeyring("")), dynamo_store)
+        open_session_store(
+            SessionSettings(True, "rdb", "", SessionKeyring("")), dynamo_store, middleware_settings()
+        )
     assert refused.value.key == "session.backend"
     assert "use dynamo" in str(refused.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sys
 
 import pytest
@@ -9,24 +10,32 @@ import pytest
 import fw.auth  # noqa: F401  (registers authentication's advisories with fw doctor)
 from fw.auth.stores.firestore import FirestoreStore
 from fw.auth.stores.firestore_ttl import TTL_KINDS, ttl_advisories
-from fw.auth.stores.select import check_session_backend, open_auth_store, open_session_store
+from fw.auth.stores.select import (
+    check_session_backend,
+    middleware_settings,
+    open_auth_store,
+    open_session_store,
+)
 from fw.configuration.advisory import AdvisoryContext, provided
 from fw.errors import StartupError
-from fw.settings import FirestoreSettings, SessionKeyring, SessionSettings
+from fw.settings import FirestoreSettings, MiddlewareSettings, SessionKeyring, SessionSettings
+
+
+def _middleware(emulator: str) -> MiddlewareSettings:
+    """Firestore on the emulator, in a database of the test's own."""
+    return middleware_settings(firestore=FirestoreSettings("fw-test", f"t-{secrets.token_hex(4)}", emulator))
 
 
 def _sessions(backend: str) -> SessionSettings:
     return SessionSettings(True, backend, "", SessionKeyring(""))
 
 
-async def test_firestore_serves_auth_and_sessions_from_one_client(
-    monkeypatch: pytest.MonkeyPatch, firestore_emulator: str
-) -> None:
-    monkeypatch.setenv("DATASTORE_EMULATOR_HOST", firestore_emulator)
-    store = await open_auth_store("firestore", "sqlite:///unused.sqlite3", ["accounts", "sessions"])
+async def test_firestore_serves_auth_and_sessions_from_one_client(firestore_emulator: str) -> None:
+    middleware = _middleware(firestore_emulator)
+    store = await open_auth_store("firestore", middleware, ["accounts", "sessions"])
     try:
         assert isinstance(store, FirestoreStore)
-        sessions = open_session_store(_sessions("firestore"), store)
+        sessions = open_session_store(_sessions("firestore"), store, middleware)
         value = await sessions.save({"account_id": "a"}, 4102444800.0)
         assert await store.sessions().load(value) == {"account_id": "a"}
         await sessions.close()  # the auth store's client stays open
@@ -36,10 +45,9 @@ async def test_firestore_serves_auth_and_sessions_from_one_client(
 
 
 async def test_firestore_sessions_under_another_auth_backend_open_their_own_client(
-    monkeypatch: pytest.MonkeyPatch, firestore_emulator: str
+    firestore_emulator: str,
 ) -> None:
-    monkeypatch.setenv("DATASTORE_EMULATOR_HOST", firestore_emulator)
-    sessions = open_session_store(_sessions("firestore"), None)
+    sessions = open_session_store(_sessions("firestore"), None, _middleware(firestore_emulator))
     try:
         await sessions.check()
         value = await sessions.save({"account_id": "b"}, 4102444800.0)
