@@ -9,10 +9,16 @@ environment variables of an app process, so the same test drives one process or 
 
 from __future__ import annotations
 
+import asyncio
+import secrets
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fw.settings import AuthSettings, MiddlewareSettings
+import pytest
+
+from fw.auth.stores.select import middleware_settings
+from fw.rdb.migrate import upgrade
+from fw.settings import AuthSettings, DynamoSettings, FirestoreSettings, MiddlewareSettings
 
 
 @dataclass(frozen=True)
@@ -67,3 +73,25 @@ class StoreBackend:
         if sessions:
             env["SESSION_BACKEND"] = self.session_backend
         return env
+
+
+def store_backend_for(label: str, request: pytest.FixtureRequest) -> StoreBackend:
+    """A ready store of the test's own on ``label``: migrated, its table created, or a fresh database."""
+    token = secrets.token_hex(4)
+    if label == "sqlite":
+        return StoreBackend(label, "rdb", middleware_settings(request.getfixturevalue("sqlite_dsn")))
+    if label == "postgresql":
+        dsn = request.getfixturevalue("postgres_dsn")
+        asyncio.run(upgrade(dsn))
+        return StoreBackend(label, "rdb", middleware_settings(dsn))
+    if label == "dynamo":
+        from fw.auth.stores.dynamo import create_table
+
+        endpoint = request.getfixturevalue("dynamo_endpoint")
+        dynamo = DynamoSettings("us-east-1", endpoint, f"fw_it_{token}_")
+        asyncio.run(create_table(dynamo))
+        return StoreBackend(label, "dynamo", middleware_settings(dynamo=dynamo))
+    host = request.getfixturevalue("firestore_emulator")
+    # The emulator keeps each database apart: a database of the test's own, no cleanup needed.
+    firestore = FirestoreSettings("fw-test", f"it-{token}", host)
+    return StoreBackend(label, "firestore", middleware_settings(firestore=firestore))

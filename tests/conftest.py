@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 import shutil
 import signal
 import socket
@@ -21,12 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from backends import StoreBackend
+from backends import StoreBackend, store_backend_for
 
 from fw.auth import accounts
-from fw.auth.stores.select import middleware_settings
 from fw.rdb.migrate import upgrade
-from fw.settings import DynamoSettings, FirestoreSettings
 from fw.testing import TestIdentityProvider, identity_provider
 
 
@@ -184,29 +181,7 @@ def idp() -> Iterator[TestIdentityProvider]:
 STORE_ENGINES = ["sqlite", "postgresql", "dynamo", "firestore"]
 
 
-def _store_backend(label: str, request: pytest.FixtureRequest) -> StoreBackend:
-    """A ready store of the test's own on ``label``: migrated, its table created, or a fresh database."""
-    token = secrets.token_hex(4)
-    if label == "sqlite":
-        return StoreBackend(label, "rdb", middleware_settings(request.getfixturevalue("sqlite_dsn")))
-    if label == "postgresql":
-        dsn = request.getfixturevalue("postgres_dsn")
-        asyncio.run(upgrade(dsn))
-        return StoreBackend(label, "rdb", middleware_settings(dsn))
-    if label == "dynamo":
-        from fw.auth.stores.dynamo import create_table
-
-        endpoint = request.getfixturevalue("dynamo_endpoint")
-        dynamo = DynamoSettings("us-east-1", endpoint, f"fw_it_{token}_")
-        asyncio.run(create_table(dynamo))
-        return StoreBackend(label, "dynamo", middleware_settings(dynamo=dynamo))
-    host = request.getfixturevalue("firestore_emulator")
-    # The emulator keeps each database apart: a database of the test's own, no cleanup needed.
-    firestore = FirestoreSettings("fw-test", f"it-{token}", host)
-    return StoreBackend(label, "firestore", middleware_settings(firestore=firestore))
-
-
 @pytest.fixture(params=STORE_ENGINES)
 def store_backend(request: pytest.FixtureRequest) -> StoreBackend:
     """Each ``auth.backend`` engine in turn, holding a store of this test's own."""
-    return _store_backend(request.param, request)
+    return store_backend_for(request.param, request)
