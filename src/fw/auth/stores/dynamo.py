@@ -66,7 +66,7 @@ from fw.settings import DynamoSettings
 PREFIX_KEY = "middleware.dynamo.table_prefix"
 #: The attribute the table's TTL setting names.
 TTL_ATTRIBUTE = "fw_ttl"
-MIGRATE_FIX = "run `fw migrate` (it creates the table and enables TTL on its `fw_ttl` attribute)"
+MIGRATE_FIX = "run `fw migrate` or `fw doctor --fix` (each creates the table and enables TTL on `fw_ttl`)"
 _FAILURES = (BotoCoreError, OSError, asyncio.TimeoutError)
 #: Transactions cancelled by a concurrent one are tried this many times before giving up.
 _CONFLICT_TRIES = 4

@@ -53,7 +53,7 @@ from google.cloud import datastore
 from fw.auth.stores import records
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.fields import credential_fields, credential_from, credential_key
-from fw.auth.stores.firestore_ttl import TTL_KINDS, ttl_commands
+from fw.auth.stores.firestore_ttl import TTL_KINDS, database_command, ttl_commands
 from fw.auth.stores.records import AccountLink, BootstrapRecord, PasskeyCredential, StoredAccount
 from fw.auth.stores.tokens import Record, new_token, token_digest, well_formed
 from fw.errors import StartupError
@@ -711,11 +711,16 @@ class FirestoreStore:
                 "middleware.firestore.database",
                 database,
                 f"the database is not in Datastore mode ({error.message}); fw needs Firestore in "
-                "Datastore mode: create a database with --type=datastore-mode",
+                "Datastore mode (a database keeps the mode it was created with): create one with "
+                f"`{database_command(self.settings.project, 'NEW_DATABASE_ID')}` and name it in "
+                "middleware.firestore.database",
             ) from None
         except google_errors.NotFound as error:
             raise StartupError(
-                "middleware.firestore.database", database, f"the database does not exist ({error.message})"
+                "middleware.firestore.database",
+                database,
+                f"the database does not exist ({error.message}); create it with "
+                f"`{database_command(self.settings.project, self.settings.database)}`",
             ) from None
         except _FAILURES as error:
             raise StartupError(
