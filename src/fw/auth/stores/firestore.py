@@ -67,8 +67,10 @@ T = TypeVar("T")
 _FAILURES = (google_errors.GoogleAPIError, GoogleAuthError, OSError)
 #: How often a transaction that lost to a concurrent one is tried again.
 _ATTEMPTS = 8
-#: Seconds one request may take.
-_TIMEOUT = 10.0
+#: Seconds one RPC may take (a lookup, a commit): Firestore answers in milliseconds.
+_TIMEOUT = 5.0
+#: Seconds one call may spend retrying transient failures (unavailable, deadline, internal).
+PATIENCE = 2.0
 #: Transient answers worth retrying inside one request (contention is retried a level up).
 _TRANSIENT = if_exception_type(
     google_errors.ServiceUnavailable, google_errors.DeadlineExceeded, google_errors.InternalServerError
@@ -665,7 +667,7 @@ class FirestoreStore:
     name = "firestore"
 
     def __init__(
-        self, client: datastore.Client, settings: FirestoreSettings, *, patience: float = 5.0
+        self, client: datastore.Client, settings: FirestoreSettings, *, patience: float = PATIENCE
     ) -> None:
         self.settings = settings
         self.datastore = _Datastore(client, patience=patience)
@@ -678,7 +680,7 @@ class FirestoreStore:
 
     @classmethod
     def open(
-        cls, settings: FirestoreSettings, *, namespace: str | None = None, patience: float = 5.0
+        cls, settings: FirestoreSettings, *, namespace: str | None = None, patience: float = PATIENCE
     ) -> FirestoreStore:
         """A store on a new client (no request is made until the first call).
 
