@@ -6,6 +6,7 @@ turn :class:`NotAvailable` into a visible skip or failure) and benchmarks/sessio
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -16,6 +17,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 #: Throwaway credentials: moto accepts any, and aiobotocore insists on some.
 AWS_ENVIRONMENT = {
@@ -40,16 +42,42 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def serve_moto(host: str, port: int) -> None:
+    """Serve moto as ``moto_server`` does, but one request at a time.
+
+    ``moto_server`` handles requests on concurrent threads without locking an item between a
+    condition and its write, so two concurrent conditional writes can both succeed, which
+    DynamoDB never allows. Holding one lock around each request keeps connections threaded and
+    makes every request atomic, as DynamoDB's are per item: the conflict tests then test fw.
+    """
+    import threading
+
+    from moto.server import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+    from werkzeug.serving import run_simple
+
+    application = DomainDispatcherApplication(create_backend_app)
+    one_at_a_time = threading.Lock()
+
+    def serialized(environ: Any, start_response: Any) -> list[bytes]:
+        with one_at_a_time:
+            return list(application(environ, start_response))
+
+    os.environ.setdefault("MOTO_PORT", str(port))
+    run_simple(host, port, serialized, threaded=True, request_handler=MotoRequestHandler)
+
+
 @contextlib.contextmanager
 def moto_server() -> Iterator[str]:
-    """A moto server (its in-process mock does not reach aiobotocore) with throwaway AWS
-    credentials in the environment while it runs; its URL. Stopped by its PID."""
-    server = shutil.which("moto_server", path=os.path.dirname(sys.executable)) or shutil.which("moto_server")
-    if server is None:
-        raise NotInstalled("moto_server is not installed (pip install 'moto[server]', part of fw[test])")
+    """A moto server (its in-process mock does not reach aiobotocore) answering one request at a
+    time (:func:`serve_moto`), with throwaway AWS credentials in the environment while it runs;
+    its URL. Stopped by its PID."""
+    if importlib.util.find_spec("moto") is None or importlib.util.find_spec("werkzeug") is None:
+        raise NotInstalled("moto's server is not installed (pip install 'moto[server]', part of fw[test])")
     port = free_port()
     process = subprocess.Popen(
-        [server, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, __file__, "127.0.0.1", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     saved = {name: os.environ.get(name) for name in AWS_ENVIRONMENT}
     try:
@@ -123,3 +151,7 @@ def firestore_emulator(folder: Path, mode: str = "datastore-mode") -> Iterator[s
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+if __name__ == "__main__":  # the moto server process of moto_server()
+    serve_moto(sys.argv[1], int(sys.argv[2]))
