@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/session_resolution.py [--requests 3000]
         [--redis redis://127.0.0.1:6379/15] [--postgres postgresql://postgres@127.0.0.1:5432/test]
+        [--only dynamo,firestore]
 
 Each App is configured the way an application is (TOML and environment layers through
 ``fw.testing.configured``), so the real ``extension_for`` path composes ``oidc_only`` with the
@@ -10,13 +11,19 @@ cookie and the median time of one request is reported against the same App answe
 anonymous request (the floor). The account re-read is outside the measurement window (it
 happens at most once per 30 s per account). A backend whose server is not running is reported
 as skipped. ``--postgres`` defaults to ``FW_TEST_POSTGRES_DSN``, ``--redis`` to
-``FW_TEST_REDIS_URL``.
+``FW_TEST_REDIS_URL``. DynamoDB is a moto server and Firestore (Datastore mode) Google's
+emulator, each started on a free loopback port for the run (tests/local_servers.py) and stopped
+after it; with ``dynamo`` or ``firestore`` as ``session.backend`` the auth records live there too,
+as they would in a deployment without a relational database. Both are local stand-ins written
+for correctness, not speed: their figures bound fw's own overhead from above and say nothing of
+the managed services' latency.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import secrets
 import statistics
@@ -32,18 +39,23 @@ from typing import Any
 
 import httpx2
 from auth_oidc.support import layers, login_extension, make_app, session_settings
+from backends import StoreBackend
+from local_servers import firestore_emulator, moto_server
 
 from fw.auth import accounts
 from fw.auth.sessions import SessionSummary
+from fw.auth.stores.dynamo import create_table
+from fw.auth.stores.select import middleware_settings
 from fw.rdb.migrate import upgrade
+from fw.settings import DynamoSettings, FirestoreSettings
 from fw.testing import configured
 
 #: Never contacted: discovery is lazy, and no request here goes to the provider.
 ISSUER = "http://127.0.0.1:9"
 
 
-async def measure(session: dict[str, Any], dsn: str, requests: int) -> tuple[float, float]:
-    with configured(**layers(ISSUER, dsn, session=session)):
+async def measure(session: dict[str, Any], store: StoreBackend | str, requests: int) -> tuple[float, float]:
+    with configured(**layers(ISSUER, store, session=session)):
         app = make_app()
         extension = login_extension(app)
     await app.startup()
@@ -68,6 +80,12 @@ async def measure(session: dict[str, Any], dsn: str, requests: int) -> tuple[flo
         await app.shutdown()
 
 
+def conditions() -> str:
+    """The machine as the run found it: the figures mean little without it."""
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return f"{os.cpu_count()} CPUs, load average {load} (1, 5, 15 min) at the start"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=3000)
@@ -76,24 +94,50 @@ async def main() -> None:
         "--postgres",
         default=os.environ.get("FW_TEST_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/test"),
     )
+    parser.add_argument("--only", default="", help="comma-separated backends: cookie,redis,sqlite,...")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
+    only = {name for name in args.only.split(",") if name}
+    print(f"<!-- {conditions()}; {args.requests} requests per kind -->")
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as servers:
         sqlite = f"sqlite:///{folder}/bench.sqlite3"
         await upgrade(sqlite)
+
+        async def dynamo() -> StoreBackend:
+            settings = DynamoSettings("us-east-1", servers.enter_context(moto_server()), "fw_bench_")
+            await create_table(settings)
+            return StoreBackend("dynamo", "dynamo", middleware_settings(dynamo=settings))
+
+        async def firestore() -> StoreBackend:
+            host = servers.enter_context(firestore_emulator(Path(folder)))
+            settings = FirestoreSettings("fw-bench", "bench", host)
+            return StoreBackend("firestore", "firestore", middleware_settings(firestore=settings))
+
+        async def postgres() -> str:
+            await upgrade(args.postgres)
+            return str(args.postgres)
+
+        async def at(value: str) -> str:
+            return value
+
+        cookie_secret = secrets.token_urlsafe(32)
         backends = {
-            "cookie (AES-GCM)": (session_settings("cookie", secret=secrets.token_urlsafe(32)), sqlite),
-            "redis": (session_settings("redis", redis_url=args.redis), sqlite),
-            "rdb on SQLite": (session_settings("rdb"), sqlite),
-            "rdb on PostgreSQL": (session_settings("rdb"), args.postgres),
+            "cookie": ("cookie (AES-GCM)", session_settings("cookie", secret=cookie_secret), at(sqlite)),
+            "redis": ("redis", session_settings("redis", redis_url=args.redis), at(sqlite)),
+            "sqlite": ("rdb on SQLite", session_settings("rdb"), at(sqlite)),
+            "postgres": ("rdb on PostgreSQL", session_settings("rdb"), postgres()),
+            "dynamo": ("dynamo (moto server)", session_settings("dynamo"), dynamo()),
+            "firestore": ("firestore (emulator, Datastore mode)", session_settings("firestore"), firestore()),
         }
         print("| session backend | anonymous request | signed-in request | session overhead |")
         print("|---|---|---|---|")
-        for name, (session, dsn) in backends.items():
+        for key, (name, session, opening) in backends.items():
+            if only and key not in only:
+                opening.close()
+                continue
             try:
-                if dsn != sqlite:
-                    await upgrade(dsn)
-                anonymous, signed_in = await measure(session, dsn, args.requests)
-            except Exception as error:  # a backend that is not running is reported, not fatal
+                store = await opening
+                anonymous, signed_in = await measure(session, store, args.requests)
+            except Exception as error:  # a backend whose server is missing is reported, not fatal
                 print(f"| {name} | skipped: {type(error).__name__} | | |")
                 continue
             print(f"| {name} | {anonymous:.0f} µs | {signed_in:.0f} µs | {signed_in - anonymous:.0f} µs |")

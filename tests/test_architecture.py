@@ -139,3 +139,17 @@ def test_protocol_code_knows_nothing_about_the_app_or_configuration(protocol: st
     reached = set().union(*(_reachable(name) for name in members))
     forbidden = ("fw.app", "fw.configuration", "fw.settings", "fw.auth.modes", "fw.auth.plugin")
     assert sorted(n for n in reached if n.startswith(forbidden)) == []
+
+
+def test_stores_receive_their_settings_and_read_no_configuration() -> None:
+    """Where a store lives is resolved once by the auth factory (fw.auth.configured) and handed
+    over; a store module reading the configuration itself would bypass that seam."""
+    stores = [name for name in _modules() if name.startswith("fw.auth.stores.")]
+    # firestore_ttl only contributes an advisory to fw doctor: it is handed the values to judge.
+    readers = {
+        name: sorted(n for n in _graph()[name] if n in ("fw.configuration", "fw.configuration.registry"))
+        for name in stores
+        if name != "fw.auth.stores.firestore_ttl"
+    }
+    assert {name: found for name, found in readers.items() if found} == {}
+    assert "fw.auth.stores.select" in readers

@@ -230,14 +230,14 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:MiddlewareSettings': Loader(
         type_name='fw.settings:MiddlewareSettings',
-        fingerprint='e75be70bfb3285028b94',
+        fingerprint='b79a7ea6f79779bd32a9',
         classes=_classes_2,
         build=_build_2,
         prefix='middleware',
         fields=(
             Field(key='middleware.rdb.dsn', kind='str', table='middleware.rdb', default='sqlite:///fw.sqlite3', env='MIDDLEWARE_RDB_DSN', opts=('--middleware-rdb-dsn',), secret='dsn', help='Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db'),
             Field(key='middleware.dynamo.region', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_REGION', opts=('--middleware-dynamo-region',), help="AWS region of the table (empty: the AWS environment's region)"),
-            Field(key='middleware.dynamo.endpoint_url', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_ENDPOINT_URL', opts=('--middleware-dynamo-endpoint_url',), help='Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS)'),
+            Field(key='middleware.dynamo.endpoint_url', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_ENDPOINT_URL', opts=('--middleware-dynamo-endpoint_url',), secret='dsn', help='Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS)'),
             Field(key='middleware.dynamo.table_prefix', kind='str', table='middleware.dynamo', default='fw_', env='MIDDLEWARE_DYNAMO_TABLE_PREFIX', opts=('--middleware-dynamo-table_prefix',), help='Prefix of the table name: every record lives in <prefix>records (created by fw migrate)'),
             Field(key='middleware.firestore.project', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_PROJECT', opts=('--middleware-firestore-project',), help="Google Cloud project ID (empty: the project of the environment's credentials)"),
             Field(key='middleware.firestore.database', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_DATABASE', opts=('--middleware-firestore-database',), help="Database ID (empty: the project's (default) database); it must be in Datastore mode"),

@@ -85,11 +85,20 @@ def cmd_dev(project: Project, rest: list[str]) -> int:
 
 
 def cmd_doctor(project: Project, rest: list[str]) -> int:
-    """Parse configuration and run every startup check without serving."""
+    """Parse configuration and run every startup check without serving.
+
+    ``--fix`` first creates the deployment resources fw can create itself (the DynamoDB table and
+    its TTL setting, as ``fw migrate`` does), then checks.
+    """
     from fw import configuration
 
+    fix = "--fix" in rest
+    rest = [argument for argument in rest if argument != "--fix"]
     app = _the_app(project)
     configuration.parse_config(rest)
+    if fix:
+        for line in asyncio.run(_migrate_cloud_stores()):
+            print(f"fixed: {line}")
     problems = configuration.doctor_report()
 
     async def check() -> None:
@@ -134,20 +143,21 @@ async def _migrate_cloud_stores() -> list[str]:
     from fw.configuration import config
     from fw.settings import AuthSettings, SessionSettings
 
-    backends: set[str] = set()
+    backends: dict[str, str] = {}  # key -> the backend it names
     with contextlib.suppress(LookupError):
-        backends.add(config(AuthSettings).backend)
+        backends["auth.backend"] = config(AuthSettings).backend
     with contextlib.suppress(LookupError):
-        backends.add(config(SessionSettings).backend)
-    if "dynamo" not in backends:
+        backends["session.backend"] = config(SessionSettings).backend
+    keys = [key for key, backend in backends.items() if backend == "dynamo"]
+    if not keys:
         return []
     from fw.extras import require_extra
 
-    require_extra("dynamo", "auth.backend", "dynamo", "the dynamo backend")
+    require_extra("dynamo", keys[0], "dynamo", "the dynamo backend")
+    from fw.auth.configured import configured_middleware
     from fw.auth.stores.dynamo import create_table
-    from fw.auth.stores.select import configured_dynamo
 
-    return await create_table(configured_dynamo())
+    return await create_table(configured_middleware().dynamo)
 
 
 def cmd_init(_project: Project | None, rest: list[str]) -> int:
@@ -224,7 +234,7 @@ COMMANDS = {
     "generate": (cmd_generate, "write binders, config loaders and the OpenAPI document"),
     "run": (cmd_run, "serve the application"),
     "dev": (cmd_dev, "serve for development (generation, migrations, development identity provider)"),
-    "doctor": (cmd_doctor, "check configuration and startup preconditions"),
+    "doctor": (cmd_doctor, "check configuration and startup preconditions (--fix: create a DynamoDB table)"),
     "migrate": (cmd_migrate, "apply pending database migrations"),
     "routes": (cmd_routes, "print the route table: methods, path, protection, bound request type"),
     "init": (cmd_init, "create a new project (fw init --help)"),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 SourceKind = Literal["input", "query", "payload", "path", "header", "cookie", "method"]
-SecretMode = Literal["mask", "hide", "show"]
+SecretMode = Literal["mask", "hide", "show", "dsn"]
 ArgKind = Literal["required", "optional", "*"]
 
 
@@ -75,7 +75,8 @@ class Help:
 
 @dataclass(frozen=True, slots=True)
 class Secret:
-    """How the startup summary shows a value: ``mask``, ``hide`` or ``show``."""
+    """How the startup summary shows a value: ``mask``, ``hide``, ``show``, or ``dsn`` (a URL that
+    may carry credentials: scheme, host, port and path shown, user information masked, no query)."""
 
     mode: SecretMode
 

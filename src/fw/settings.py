@@ -69,7 +69,7 @@ class DynamoSettings:
     #: AWS region of the table (empty: the AWS environment's region).
     region: Annotated[str, default("")]
     #: Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS).
-    endpoint_url: Annotated[str, default("")]
+    endpoint_url: Annotated[str, default(""), secret("dsn")]
     #: Prefix of the table name: every record lives in <prefix>records (created by fw migrate).
     table_prefix: Annotated[str, default("fw_")]
 

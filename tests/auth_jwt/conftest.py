@@ -1,4 +1,5 @@
-"""Fixtures for bearer-token tests: a local issuer, migrated SQLite and PostgreSQL stores, a client."""
+"""Fixtures for bearer-token tests: a local issuer, migrated SQLite and PostgreSQL stores, every
+``auth.backend`` engine (``store``), a client."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 import pytest
+from backends import StoreBackend
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -19,6 +21,7 @@ from starlette.routing import Route
 import fw
 import fw.auth
 from fw.auth.modes.jwt_only import JwtOnly
+from fw.auth.stores.select import middleware_settings
 from fw.rdb.migrate import upgrade
 from fw.settings import AuthSettings
 from fw.testing.issuer import LocalIssuer
@@ -83,11 +86,17 @@ def _drop_pg_database() -> Iterator[None]:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def store(request: pytest.FixtureRequest) -> str:
-    """Each store-backed test runs on the embedded SQLite store and on the real PostgreSQL."""
+def rdb_store(request: pytest.FixtureRequest) -> str:
+    """A test of the relational tables runs on the embedded SQLite store and on the real PostgreSQL."""
     if request.param == "sqlite":
         return str(request.getfixturevalue("sqlite_store"))
     return str(request.getfixturevalue("pg_store"))
+
+
+@pytest.fixture
+def store(store_backend: StoreBackend) -> StoreBackend:
+    """A store-backed test runs on every ``auth.backend`` engine: SQLite, PostgreSQL, DynamoDB, Firestore."""
+    return store_backend
 
 
 async def _me(request: Request) -> JSONResponse:
@@ -102,6 +111,15 @@ async def _me(request: Request) -> JSONResponse:
     )
 
 
+def jwt_only(
+    auth: AuthSettings, store: StoreBackend | str, *, app: object | None = None, cooldown: float = 30.0
+) -> JwtOnly:
+    """The extension as the factory builds it, with ``auth.backend`` naming ``store``'s engine."""
+    if isinstance(store, str):
+        return JwtOnly(auth, middleware_settings(store), app=app, jwks_refetch_cooldown=cooldown)
+    return JwtOnly(store.auth(auth), store.middleware, app=app, jwks_refetch_cooldown=cooldown)
+
+
 def api(extension: JwtOnly) -> Starlette:
     routes = [Route("/api/me", _me), Route("/public", _me), Route("/api/open/page", _me)]
     return Starlette(routes=routes, middleware=list(extension.middleware()))
@@ -109,10 +127,11 @@ def api(extension: JwtOnly) -> Starlette:
 
 @contextlib.asynccontextmanager
 async def serving(
-    auth: AuthSettings, dsn: str = "sqlite:///unused.sqlite3", *, cooldown: float = 30.0
+    auth: AuthSettings, store: StoreBackend | str = "sqlite:///unused.sqlite3", *, cooldown: float = 30.0
 ) -> AsyncIterator[tuple[httpx2.AsyncClient, JwtOnly]]:
-    """Start the jwt_only extension and talk to a small API through it."""
-    extension = JwtOnly(auth, dsn, jwks_refetch_cooldown=cooldown)
+    """Start the jwt_only extension on ``store`` (an engine under test, or an rdb DSN) and talk to a
+    small API through it."""
+    extension = jwt_only(auth, store, cooldown=cooldown)
     await extension.startup()
     try:
         transport = httpx2.ASGITransport(app=api(extension))

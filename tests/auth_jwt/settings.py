@@ -8,6 +8,7 @@ from typing import Any
 
 import fw
 from fw.auth.modes.base import ModeSettings
+from fw.auth.stores.select import middleware_settings
 from fw.settings import (
     Assurance,
     AssuranceHint,
@@ -21,7 +22,6 @@ from fw.settings import (
     OidcSettings,
     Passkey,
     Protection,
-    RdbSettings,
     Recovery,
     Registration,
     Revocation,
@@ -143,4 +143,4 @@ def mode_settings(auth: AuthSettings, dsn: str = "sqlite:///x", *, sessions: boo
         redis_url="redis://127.0.0.1:6379/0",
         keyring=SessionKeyring(secret=""),
     )
-    return ModeSettings(auth=auth, session=session, rdb=RdbSettings(dsn), lookup=fw.config)
+    return ModeSettings(auth=auth, session=session, middleware=middleware_settings(dsn), lookup=fw.config)

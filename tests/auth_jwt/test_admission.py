@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from backends import StoreBackend
 
 from fw.auth import admission
 from fw.auth.admission import ClaimMatch, Registered, parse_pointer, values_at
@@ -54,8 +55,8 @@ async def test_claim_match_any_needs_one_value_and_all_needs_every_value() -> No
     assert not await ClaimMatch("/nothing", frozenset({"x"}), False).admits("i", CLAIMS)
 
 
-async def test_registered_admission_reads_the_allow_list(store: str) -> None:
-    engine = create_engine(store)
+async def test_registered_admission_reads_the_allow_list(rdb_store: str) -> None:
+    engine = create_engine(rdb_store)
     issuer = f"https://issuer-{uuid.uuid4().hex}.example"
     try:
         allow = RdbAllowList(engine)
@@ -71,7 +72,9 @@ async def test_registered_admission_reads_the_allow_list(store: str) -> None:
         await engine.dispose()
 
 
-async def test_registered_jwt_callers_must_be_on_the_allow_list(issuer: LocalIssuer, store: str) -> None:
+async def test_registered_jwt_callers_must_be_on_the_allow_list(
+    issuer: LocalIssuer, store: StoreBackend
+) -> None:
     settings = auth_settings(jwt_settings(issuer.url, admission="registered"))
     async with serving(settings, store) as (client, _):
         assert (await client.get("/api/me", headers=bearer(issuer.mint("carol")))).status_code == 401

@@ -12,7 +12,7 @@ import pytest
 
 from fw.testing.issuer import LocalIssuer
 
-from .conftest import bearer, serving
+from .conftest import bearer, jwt_only, serving
 from .settings import auth_settings, jwt_settings
 
 
@@ -271,14 +271,12 @@ def test_an_anonymous_websocket_on_a_protected_path_is_closed(issuer: LocalIssue
     from starlette.testclient import TestClient
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
-    from fw.auth.modes.jwt_only import JwtOnly
-
     async def echo(websocket: WebSocket) -> None:
         await websocket.accept()
         await websocket.send_text("hello")
         await websocket.close()
 
-    extension = JwtOnly(auth_settings(jwt_settings(issuer.url)), "sqlite:///unused.sqlite3")
+    extension = jwt_only(auth_settings(jwt_settings(issuer.url)), "sqlite:///unused.sqlite3")
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:

@@ -1,4 +1,5 @@
-"""Revocation lists on the relational store (SQLite and PostgreSQL), through the public functions."""
+"""Revocation lists through the public functions, on every ``auth.backend`` engine (SQLite,
+PostgreSQL, DynamoDB, Firestore) where the behaviour is the store's, on SQLite where it is fw's."""
 
 from __future__ import annotations
 
@@ -11,27 +12,30 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from backends import StoreBackend
 from sqlalchemy import text
 
 import fw
 import fw.auth
 import fw.auth.admission
+from fw.auth import runtime
 from fw.auth.jwt.verifier import VerifiedToken
 from fw.auth.modes.jwt_only import JwtOnly
 from fw.auth.revocation import RevocationCheck
-from fw.auth.stores.rdb import RdbRevocations
+from fw.auth.stores import AuthStore
+from fw.auth.stores.rdb import RdbRevocations, RdbStore
 from fw.auth.stores.records import RevocationEntries
 from fw.errors import StartupError
 from fw.rdb import create_engine
 from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
 
-from .conftest import api, bearer, serving
+from .conftest import api, bearer, jwt_only, serving
 from .settings import auth_settings, jwt_settings, revocation
 
 
 async def test_a_revoked_token_is_refused_exactly_like_an_expired_one(
-    issuer: LocalIssuer, store: str
+    issuer: LocalIssuer, store: StoreBackend
 ) -> None:
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
     async with serving(settings, store) as (client, _):
@@ -59,7 +63,7 @@ async def test_token_revocation_requires_a_jti(issuer: LocalIssuer, sqlite_store
 
 
 async def test_subject_revocation_rejects_tokens_issued_before_the_stamp_only(
-    issuer: LocalIssuer, store: str
+    issuer: LocalIssuer, store: StoreBackend
 ) -> None:
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("subject")))
     subject = f"user-{uuid.uuid4().hex}"
@@ -73,7 +77,7 @@ async def test_subject_revocation_rejects_tokens_issued_before_the_stamp_only(
         assert (await client.get("/api/me", headers=bearer(someone_else))).status_code == 200
 
 
-async def test_both_modes_check_token_and_subject_entries(issuer: LocalIssuer, store: str) -> None:
+async def test_both_modes_check_token_and_subject_entries(issuer: LocalIssuer, store: StoreBackend) -> None:
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("both")))
     subject = f"user-{uuid.uuid4().hex}"
     async with serving(settings, store) as (client, _):
@@ -86,7 +90,7 @@ async def test_both_modes_check_token_and_subject_entries(issuer: LocalIssuer, s
         assert (await client.get("/api/me", headers=bearer(issuer.mint()))).status_code == 200
 
 
-async def test_reinstating_lets_unexpired_tokens_pass_again(issuer: LocalIssuer, store: str) -> None:
+async def test_reinstating_lets_unexpired_tokens_pass_again(issuer: LocalIssuer, store: StoreBackend) -> None:
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("both")))
     subject = f"user-{uuid.uuid4().hex}"
     jti = uuid.uuid4().hex
@@ -101,7 +105,7 @@ async def test_reinstating_lets_unexpired_tokens_pass_again(issuer: LocalIssuer,
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
 
 
-async def test_entries_are_scoped_by_issuer(issuer: LocalIssuer, store: str) -> None:
+async def test_entries_are_scoped_by_issuer(issuer: LocalIssuer, store: StoreBackend) -> None:
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
     jti = uuid.uuid4().hex
     async with serving(settings, store) as (client, _):
@@ -110,7 +114,7 @@ async def test_entries_are_scoped_by_issuer(issuer: LocalIssuer, store: str) -> 
 
 
 async def test_revocation_reads_bypass_the_cache_and_return_the_stamp(
-    issuer: LocalIssuer, store: str
+    issuer: LocalIssuer, store: StoreBackend
 ) -> None:
     settings = auth_settings(
         jwt_settings(issuer.url, revocation=revocation("both", delay=timedelta(minutes=5)))
@@ -130,8 +134,8 @@ async def test_revocation_reads_bypass_the_cache_and_return_the_stamp(
         assert await fw.auth.subject_revoked(issuer.url, "never-seen-subject") == (False, None)
 
 
-async def test_entries_expire_after_max_token_lifetime(store: str) -> None:
-    engine = create_engine(store)
+async def test_entries_expire_after_max_token_lifetime(rdb_store: str) -> None:
+    engine = create_engine(rdb_store)
     try:
         revocations = RdbRevocations(engine)
         issuer = f"https://issuer-{uuid.uuid4().hex}.example"
@@ -183,10 +187,11 @@ async def test_with_zero_delay_the_store_is_read_on_every_request(
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
 
 
-async def test_revocation_fails_closed_when_the_store_is_unreachable(issuer: LocalIssuer, store: str) -> None:
+async def test_revocation_fails_closed_when_the_store_is_unreachable(
+    issuer: LocalIssuer, store: StoreBackend
+) -> None:
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
-    async with serving(settings, store) as (client, extension):
-        await _break(extension)
+    async with serving(settings, store) as (client, extension), _broken(extension):
         response = await client.get("/api/me", headers=bearer(issuer.mint()))
         anonymous_public = await client.get("/public")
     assert response.status_code == 503
@@ -199,8 +204,7 @@ async def test_admit_lets_tokens_through_while_the_store_is_down(
     issuer: LocalIssuer, sqlite_store: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token", on_unavailable="admit")))
-    async with serving(settings, sqlite_store) as (client, extension):
-        await _break(extension)
+    async with serving(settings, sqlite_store) as (client, extension), _broken(extension):
         response = await client.get("/api/me", headers=bearer(issuer.mint()))
     assert response.status_code == 200
     assert any(r.levelname == "ERROR" and "admit" in r.getMessage() for r in caplog.records)
@@ -241,18 +245,46 @@ def _jti(token: str) -> str:
     return str(json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["jti"])
 
 
-async def _break(extension: object) -> None:
-    """Make the running store stop answering, as when its database goes away.
+@contextlib.asynccontextmanager
+async def _broken(extension: object) -> AsyncIterator[None]:
+    """Make the running store stop answering, as when its server goes away.
 
-    The store's engine is swapped for one aimed at a closed loopback port (discard, 9), so
-    every read fails with a connection error exactly like a database outage.
+    The running revocation check gets the revocation entries of a store of the same engine aimed at
+    a closed loopback port (discard, 9): every read fails with a connection error exactly like an
+    outage of that engine.
     """
-    from fw.auth.modes.jwt_only import JwtOnly
+    from dataclasses import replace
 
     assert isinstance(extension, JwtOnly)
     assert extension.running is not None and extension.running.revocation is not None
-    broken = create_engine("postgresql://fw@127.0.0.1:9/unreachable")
-    extension.running.revocation.store.engine = broken
+    middleware = extension.store_settings
+    dead = replace(
+        middleware,
+        rdb=replace(middleware.rdb, dsn="postgresql://fw@127.0.0.1:9/unreachable"),
+        dynamo=replace(middleware.dynamo, endpoint_url="http://127.0.0.1:9"),
+        firestore=replace(middleware.firestore, emulator_host="127.0.0.1:9"),
+    )
+    broken: AuthStore
+    if extension.auth.backend == "firestore":
+        from fw.auth.stores.firestore import FirestoreStore
+
+        broken = FirestoreStore.open(dead.firestore, patience=0)
+    elif extension.auth.backend == "dynamo":
+        from fw.auth.stores.dynamo import DynamoStore
+
+        broken = DynamoStore.open(dead.dynamo)
+    else:
+        broken = RdbStore.open(dead.rdb.dsn)
+    lent = runtime.find(None)
+    assert lent is not None
+    working = lent.store
+    lent.store = broken
+    extension.running.revocation.store = broken.revocations
+    try:
+        yield
+    finally:
+        lent.store = working
+        await broken.close()
 
 
 async def test_a_revocation_call_that_cannot_reach_the_store_renders_as_a_503_problem(
@@ -262,8 +294,7 @@ async def test_a_revocation_call_that_cannot_reach_the_store_renders_as_a_503_pr
     from fw.auth.stores import StoreUnavailable
 
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
-    async with serving(settings, sqlite_store) as (_, extension):
-        await _break(extension)
+    async with serving(settings, sqlite_store) as (_, extension), _broken(extension):
         with pytest.raises(StoreUnavailable) as failed:
             await fw.auth.revoke_token(issuer.url, "some-jti")
     response = fw.write_problem(None, failed.value)
@@ -321,7 +352,7 @@ async def _running_app(issuer: LocalIssuer, dsn: str) -> AsyncIterator[tuple[htt
     """A jwt_only extension started for its own App, as the plugin builds it."""
     app = fw.App()
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
-    extension = JwtOnly(settings, dsn, app=app)
+    extension = jwt_only(settings, dsn, app=app)
     await extension.startup()
     try:
         transport = httpx2.ASGITransport(app=api(extension))
@@ -373,7 +404,7 @@ async def test_the_allow_list_of_the_app_named_by_app_is_the_one_changed(
 ) -> None:
     app = fw.App()
     settings = auth_settings(jwt_settings(issuer.url, admission="registered"))
-    extension = JwtOnly(settings, sqlite_store, app=app)
+    extension = jwt_only(settings, sqlite_store, app=app)
     await extension.startup()
     try:
         transport = httpx2.ASGITransport(app=api(extension))

@@ -1,4 +1,5 @@
-"""Two application processes sharing one PostgreSQL: a revocation through one reaches the other."""
+"""Two application processes sharing one ``auth.backend`` store: a revocation through one reaches the
+other, on every engine a fleet shares (PostgreSQL, DynamoDB, Firestore)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,32 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
+import pytest
+from backends import StoreBackend, store_backend_for
 
 from fw.testing.issuer import LocalIssuer
 
 SERVER = Path(__file__).with_name("scale_out_server.py")
 
 
+@pytest.fixture(params=["postgresql", "dynamo", "firestore"])
+def shared_store(request: pytest.FixtureRequest) -> StoreBackend:
+    """Each engine several processes can share (SQLite is one file on one machine: not a fleet's)."""
+    return store_backend_for(request.param, request)
+
+
 @contextmanager
-def app_process(issuer: str, dsn: str, delay: float, workdir: Path) -> Iterator[str]:
+def app_process(issuer: str, store: StoreBackend, delay: float, workdir: Path) -> Iterator[str]:
     config = workdir / f"config-{uuid.uuid4().hex}.toml"
+    middleware = "".join(
+        f"\n[middleware.{name}]\n" + "".join(f'{key} = "{value}"\n' for key, value in table.items())
+        for name, table in store.tables().items()
+    )
     config.write_text(
         f"""
 [auth]
 enabled = true
+backend = "{store.name}"
 mode = "jwt_only"
 protection.include = ["/api/"]
 
@@ -36,10 +50,7 @@ max_token_lifetime = "1h"
 allow_loopback_http = true
 revocation.mode = "both"
 revocation.max_propagation_delay = "{int(delay * 1000)}ms"
-
-[middleware.rdb]
-dsn = "{dsn}"
-"""
+{middleware}"""
     )
     errors = config.with_suffix(".stderr")
     with errors.open("w") as stderr:  # a file, not a pipe: nothing can block on a full buffer
@@ -66,13 +77,13 @@ def _status(base: str, token: str) -> int:
 
 
 def test_a_revocation_through_one_process_is_refused_by_the_other_at_once_with_zero_delay(
-    issuer: LocalIssuer, pg_store: str, tmp_path: Path
+    issuer: LocalIssuer, shared_store: StoreBackend, tmp_path: Path
 ) -> None:
     jti = uuid.uuid4().hex
     token = issuer.mint(token_id=jti)
     with (
-        app_process(issuer.url, pg_store, 0, tmp_path) as first,
-        app_process(issuer.url, pg_store, 0, tmp_path) as second,
+        app_process(issuer.url, shared_store, 0, tmp_path) as first,
+        app_process(issuer.url, shared_store, 0, tmp_path) as second,
     ):
         assert _status(first, token) == 200
         assert _status(second, token) == 200
@@ -82,14 +93,14 @@ def test_a_revocation_through_one_process_is_refused_by_the_other_at_once_with_z
 
 
 def test_with_a_propagation_delay_the_other_process_refuses_once_the_delay_has_passed(
-    issuer: LocalIssuer, pg_store: str, tmp_path: Path
+    issuer: LocalIssuer, shared_store: StoreBackend, tmp_path: Path
 ) -> None:
     delay = 1.0
     jti = uuid.uuid4().hex
     token = issuer.mint(token_id=jti)
     with (
-        app_process(issuer.url, pg_store, delay, tmp_path) as first,
-        app_process(issuer.url, pg_store, delay, tmp_path) as second,
+        app_process(issuer.url, shared_store, delay, tmp_path) as first,
+        app_process(issuer.url, shared_store, delay, tmp_path) as second,
     ):
         assert _status(second, token) == 200  # the second process now caches "not revoked"
         cached_at = time.monotonic()

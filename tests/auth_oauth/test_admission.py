@@ -7,7 +7,7 @@ from typing import Any
 
 from auth_oauth.support import accounts
 from fw.auth.accounts import Account
-from fw.auth.stores.select import open_auth_store
+from fw.auth.stores.select import middleware_settings, open_auth_store
 from fw.testing import TestOAuthProvider
 
 
@@ -31,7 +31,7 @@ def test_registered_admission_reads_the_allow_list_under_the_provider(
     alice = x.profile("alice")["id"]
 
     async def allow() -> None:
-        store = await open_auth_store("rdb", sqlite_dsn, ["allowlist"])
+        store = await open_auth_store("rdb", middleware_settings(sqlite_dsn), ["allowlist"])
         try:
             await store.allowlist.add("x", "sub", alice, "")
         finally:

@@ -1,4 +1,5 @@
-"""Fixtures for browser login tests: a development provider, a migrated database, an App and its client."""
+"""Fixtures for browser login tests: a development provider, a migrated database (or every
+``auth.backend`` engine), an App and its client."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from backends import StoreBackend
 
 from auth_oidc.support import open_browser
 from fw.auth.modes.oidc_only import OidcOnly
@@ -26,5 +28,17 @@ def browser(idp: TestIdentityProvider, sqlite_dsn: str) -> Iterator[Build]:
 
         def build(**changes: Any) -> tuple[BrowserClient, OidcOnly]:
             return stack.enter_context(open_browser(idp, sqlite_dsn, **changes))
+
+        yield build
+
+
+@pytest.fixture
+def store_browser(idp: TestIdentityProvider, store_backend: StoreBackend) -> Iterator[Build]:
+    """As ``browser``, once per ``auth.backend`` engine (SQLite, PostgreSQL, DynamoDB, Firestore),
+    which keeps the accounts, the allow-list and the sessions."""
+    with contextlib.ExitStack() as stack:
+
+        def build(**changes: Any) -> tuple[BrowserClient, OidcOnly]:
+            return stack.enter_context(open_browser(idp, store_backend, **changes))
 
         yield build

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
+from backends import StoreBackend
+
 import fw
 from fw.auth.modes.oidc_only import OidcOnly
 from fw.configuration.duration import format_duration
@@ -37,7 +39,7 @@ def session_settings(
 
 def layers(
     issuer: str,
-    dsn: str,
+    dsn: str | StoreBackend,
     *,
     client_id: str = "app",
     client_secret: str = "s3cret",
@@ -48,23 +50,30 @@ def layers(
     """``configured(**layers(...))`` arguments for ``oidc_only`` with these changes.
 
     Values may be dataclass instances (``fw.settings.Claim``, ``Protection``...): they are
-    written as the tables they stand for.
+    written as the tables they stand for. ``dsn`` is the relational store, or an engine under test
+    (:class:`~backends.StoreBackend`) that then keeps the auth records and, unless ``session`` says
+    otherwise, the sessions.
     """
     oidc_table: Table = {"issuer": issuer, "client_id": client_id, "allow_loopback_http": True}
     oidc_table.update(_plain(oidc or {}))
     env = {"AUTH_OIDC_CLIENT_SECRET": str(oidc_table.pop("client_secret", client_secret))}
-    session_table = _plain(session if session is not None else session_settings())
+    store = dsn if isinstance(dsn, StoreBackend) else None
+    if session is None:
+        session = session_settings(store.session_backend if store is not None else "rdb")
+    session_table = _plain(session)
     keyring = session_table.pop("keyring", {})
     if "secret" in keyring:
         env["SESSION_KEYRING_SECRET"] = keyring["secret"]
     auth_table: Table = {
         "enabled": True,
+        "backend": store.name if store is not None else "rdb",
         "mode": "oidc_only",
         "protection": {"include": ["/private/"]},
         **_plain(auth),
         "oidc": oidc_table,
     }
-    tables = {"auth": auth_table, "session": session_table, "middleware": {"rdb": {"dsn": dsn}}}
+    middleware = store.tables() if store is not None else {"rdb": {"dsn": dsn}}
+    tables = {"auth": auth_table, "session": session_table, "middleware": middleware}
     return {"toml": to_toml(tables), "env": env}
 
 
@@ -156,7 +165,7 @@ def login_extension(app: fw.App) -> OidcOnly:
 @contextlib.contextmanager
 def open_browser(
     provider: TestIdentityProvider | str,
-    dsn: str,
+    dsn: str | StoreBackend,
     *,
     base_url: str = "http://localhost:8000",
     **changes: Any,

@@ -9,16 +9,16 @@ import pytest
 
 import fw
 from auth_oidc.conftest import Build
-from fw.auth import accounts
+from fw.auth import accounts, admission
 from fw.auth.accounts import Account, Identity
 from fw.devidp import DevUser
 from fw.testing import TestIdentityProvider
 
 
 def test_the_account_link_is_issuer_and_identity_claim_never_email(
-    browser: Build, idp: TestIdentityProvider
+    store_browser: Build, idp: TestIdentityProvider
 ) -> None:
-    client, _ = browser()
+    client, _ = store_browser()
     client.login("alice")
     first = client.get("/me").json()["account_id"]
     idp.add_user(DevUser("alice", "Alice Renamed", "new-address@example.test"))
@@ -56,29 +56,19 @@ def test_admission_claim_admits_only_matching_identities(browser: Build, idp: Te
     assert client.get("/me").json()["signed_in"] is True
 
 
-def test_admission_registered_reads_the_allow_list(
-    browser: Build, idp: TestIdentityProvider, sqlite_dsn: str
-) -> None:
-    from fw.auth.stores.rdb import RdbAllowList
-    from fw.rdb import create_engine
-
-    client, _ = browser(oidc={"admission": "registered"})
+def test_admission_registered_reads_the_allow_list(store_browser: Build, idp: TestIdentityProvider) -> None:
+    client, _ = store_browser(oidc={"admission": "registered"})
     assert client.login("bob").status_code == 403
-
-    async def register() -> None:
-        engine = create_engine(sqlite_dsn)
-        await RdbAllowList(engine).add(idp.issuer, "sub", "bob")
-        await engine.dispose()
-
-    asyncio.run(register())
+    # From a script, as an operator would: the configured store, not the running App's handle.
+    asyncio.run(admission.allow(idp.issuer, "sub", "bob"))
     assert client.login("bob").status_code == 200
     assert client.get("/me").json()["key"] == "bob"
 
 
-def test_admission_existing_admits_only_known_accounts(browser: Build) -> None:
-    open_client, _ = browser()
+def test_admission_existing_admits_only_known_accounts(store_browser: Build) -> None:
+    open_client, _ = store_browser()
     open_client.login("alice")
-    client, _ = browser(oidc={"admission": "existing", "auto_provision": False})
+    client, _ = store_browser(oidc={"admission": "existing", "auto_provision": False})
     assert client.login("bob").status_code == 403
     assert client.login("alice").status_code == 200
 
@@ -187,8 +177,8 @@ def test_an_account_store_failure_during_login_is_a_503(browser: Build) -> None:
     assert client.get("/me").json() == {"signed_in": False}
 
 
-def test_the_default_account_table_suspends_accounts(browser: Build, sqlite_dsn: str) -> None:
-    client, _ = browser()
+def test_the_default_account_table_suspends_accounts(store_browser: Build) -> None:
+    client, _ = store_browser()
     client.login("alice")
     account_id = client.get("/me").json()["account_id"]
 

@@ -31,9 +31,9 @@ def start_login(client: BrowserClient, path: str = "/auth/login") -> str:
 
 
 def test_one_request_to_the_login_path_signs_the_preset_user_in(
-    browser: Build, idp: TestIdentityProvider
+    store_browser: Build, idp: TestIdentityProvider
 ) -> None:
-    client, _ = browser()
+    client, _ = store_browser()
     login_user(idp, "alice")
     response = client.get("/auth/login", follow_redirects=True)
     assert response.status_code == 200
@@ -114,8 +114,10 @@ def test_an_unsafe_return_path_is_dropped_never_followed(
     assert str(response.url) == "http://localhost:8000/"
 
 
-def test_a_protected_path_goes_through_login_and_back(browser: Build, idp: TestIdentityProvider) -> None:
-    client, _ = browser()
+def test_a_protected_path_goes_through_login_and_back(
+    store_browser: Build, idp: TestIdentityProvider
+) -> None:
+    client, _ = store_browser()
     first = client.get("/private/x?y=1", follow_redirects=False)
     assert first.status_code == 302
     assert first.headers["location"] == "/auth/login?next=%2Fprivate%2Fx%3Fy%3D1"
@@ -144,9 +146,9 @@ def test_unprotected_paths_stay_public(browser: Build) -> None:
 
 
 def test_login_rotates_the_token_and_revokes_the_earlier_session(
-    browser: Build, idp: TestIdentityProvider
+    store_browser: Build, idp: TestIdentityProvider
 ) -> None:
-    client, _ = browser()
+    client, _ = store_browser()
     idp.login_user("alice")
     client.login()
     first = session_token(client)
@@ -159,9 +161,9 @@ def test_login_rotates_the_token_and_revokes_the_earlier_session(
 
 
 def test_a_session_cookie_planted_before_login_is_not_adopted(
-    browser: Build, idp: TestIdentityProvider
+    store_browser: Build, idp: TestIdentityProvider
 ) -> None:
-    client, _ = browser()
+    client, _ = store_browser()
     plant(client, "A" * 43)
     idp.login_user("alice")
     client.login()
@@ -195,9 +197,9 @@ def test_logout_accepts_post_only(browser: Build) -> None:
 
 
 def test_logout_destroys_the_session_and_expires_its_cookies(
-    browser: Build, idp: TestIdentityProvider
+    store_browser: Build, idp: TestIdentityProvider
 ) -> None:
-    client, _ = browser()
+    client, _ = store_browser()
     idp.login_user("alice")
     client.login()
     token = session_token(client)

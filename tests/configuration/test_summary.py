@@ -144,6 +144,28 @@ def test_the_framework_dsn_is_dsn_masked(mod: Any) -> None:
     assert items["middleware.rdb.dsn"][0] == "postgresql://*****@127.0.0.1:5432/test"
 
 
+def test_the_cloud_store_settings_show_where_the_store_is_but_never_credentials(
+    mod: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-from-the-environment")
+    items = summary(
+        [
+            "--middleware-dynamo-endpoint_url",
+            "http://AKIAEXAMPLE:s3cr3t@127.0.0.1:8000/?X-Amz-Security-Token=sts-9f2e",
+            "--middleware-firestore-project",
+            "shop",
+            "--middleware-firestore-emulator_host",
+            "127.0.0.1:8081",
+        ]
+    )
+    assert items["middleware.dynamo.endpoint_url"][0] == "http://*****@127.0.0.1:8000/"
+    assert items["middleware.firestore.project"][0] == "shop"
+    assert items["middleware.firestore.emulator_host"][0] == "127.0.0.1:8081"
+    shown = " ".join(value for value, _ in items.values())
+    for credential in ("AKIAEXAMPLE", "s3cr3t", "sts-9f2e", "aws-secret-from-the-environment"):
+        assert credential not in shown
+
+
 def test_dependon_hides_entries_while_the_parent_is_off(mod: Any) -> None:
     items = summary([])
     hidden = {"gate.by_enabled", "gate.by_name", "gate.by_level", "gate.by_wait", "gate.chained"}

@@ -1,4 +1,5 @@
-"""Two ``passkey_only`` processes (real uvicorn on loopback) share one PostgreSQL.
+"""Two ``passkey_only`` processes (real uvicorn on loopback) share one store: PostgreSQL, DynamoDB
+or Firestore.
 
 Ceremonies, credentials and bootstrap records live only in the shared store: a ceremony begun
 on one process finishes on the other, and a passkey removed through one is refused by the other.
@@ -6,16 +7,16 @@ on one process finishes on the other, and a passkey removed through one is refus
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
+from backends import StoreBackend, store_backend_for
 
 from e2e.support import REPO, app_processes, clean_env
-from fw.rdb.migrate import upgrade
 from fw.testing.passkeys import SoftAuthenticator
 
 APP = REPO / "tests" / "e2e" / "apps" / "passkey_app.py"
@@ -25,7 +26,7 @@ PATH = "/auth/passkey"
 
 
 @contextlib.contextmanager
-def two_processes(tmp_path: Path, dsn: str) -> Iterator[tuple[str, str]]:
+def two_processes(tmp_path: Path, store: StoreBackend) -> Iterator[tuple[str, str]]:
     env = clean_env(
         {
             "APP_ENV": "dev",
@@ -37,7 +38,7 @@ def two_processes(tmp_path: Path, dsn: str) -> Iterator[tuple[str, str]]:
             "AUTH_RECOVERY_POLICY": "administrator",
             "AUTH_REGISTRATION_POLICY": "invite",
             "SESSION_ENABLED": "true",
-            "MIDDLEWARE_RDB_DSN": dsn,
+            **store.env(sessions=True),
         }
     )
     with app_processes(APP, env, tmp_path) as (a, b):
@@ -48,12 +49,16 @@ def post(browser: httpx2.Client, url: str, body: Any = None) -> httpx2.Response:
     return browser.post(url, json=body, headers={"origin": ORIGIN})
 
 
-def test_processes_sharing_postgresql_share_ceremonies_and_credentials(
-    tmp_path: Path, postgres_dsn: str
+@pytest.fixture(params=["postgresql", "dynamo", "firestore"])
+def shared_store(request: pytest.FixtureRequest) -> StoreBackend:
+    return store_backend_for(request.param, request)
+
+
+def test_processes_sharing_a_store_share_ceremonies_and_credentials(
+    tmp_path: Path, shared_store: StoreBackend
 ) -> None:
-    asyncio.run(upgrade(postgres_dsn))
     authenticator = SoftAuthenticator(ORIGIN)
-    with two_processes(tmp_path, postgres_dsn) as (a, b), httpx2.Client() as browser:
+    with two_processes(tmp_path, shared_store) as (a, b), httpx2.Client() as browser:
         pids = {browser.get(f"{a}/me").json()["pid"], browser.get(f"{b}/me").json()["pid"]}
         assert len(pids) == 2
         issued = browser.post(f"{a}/admin/bootstrap/alice").json()

@@ -1,4 +1,5 @@
-"""Two app processes (real uvicorn on loopback) share one session store: PostgreSQL, then Redis.
+"""Two app processes (real uvicorn on loopback) share one store: PostgreSQL, Redis (sessions),
+DynamoDB and Firestore.
 
 A login through one process is valid on the other; a logout or an account suspension through
 one is honoured by the other.
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from backends import store_backend_for
 
 from e2e.support import PYTHON, REPO, app_processes, clean_env, free_port
 from fw.rdb.migrate import upgrade
@@ -88,24 +90,22 @@ def exercise(a: str, b: str, idp: TestIdentityProvider) -> None:
         assert browser.get(f"{a}/me").json()["account_id"] is None
 
 
-def test_processes_sharing_postgresql_honour_each_others_logins_and_logouts(
-    tmp_path: Path, postgres_dsn: str
-) -> None:
-    asyncio.run(upgrade(postgres_dsn))
-    with (
-        identity_provider() as idp,
-        two_processes(tmp_path, idp, {"MIDDLEWARE_RDB_DSN": postgres_dsn}) as (a, b),
-    ):
-        exercise(a, b, idp)
+@pytest.fixture(params=["postgresql", "redis", "dynamo", "firestore"])
+def fleet_env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    """The environment naming one store both processes share: sessions and accounts on PostgreSQL,
+    DynamoDB or Firestore, or sessions on Redis beside accounts in a SQLite file both open."""
+    if request.param == "redis":
+        dsn = f"sqlite:///{tmp_path / 'accounts.sqlite3'}"
+        asyncio.run(upgrade(dsn))
+        redis_url = request.getfixturevalue("redis_url")
+        return {"MIDDLEWARE_RDB_DSN": dsn, "SESSION_BACKEND": "redis", "SESSION_REDIS_URL": redis_url}
+    return store_backend_for(request.param, request).env(sessions=True)
 
 
-def test_processes_sharing_redis_honour_each_others_logins_and_logouts(
-    tmp_path: Path, redis_url: str
+def test_processes_sharing_a_store_honour_each_others_logins_logouts_and_suspensions(
+    tmp_path: Path, fleet_env: dict[str, str]
 ) -> None:
-    dsn = f"sqlite:///{tmp_path / 'accounts.sqlite3'}"
-    asyncio.run(upgrade(dsn))
-    extra = {"MIDDLEWARE_RDB_DSN": dsn, "SESSION_BACKEND": "redis", "SESSION_REDIS_URL": redis_url}
-    with identity_provider() as idp, two_processes(tmp_path, idp, extra) as (a, b):
+    with identity_provider() as idp, two_processes(tmp_path, idp, fleet_env) as (a, b):
         exercise(a, b, idp)
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import socket
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,10 +17,10 @@ import pytest
 
 import fw
 from fw import configuration
-from fw.auth.stores import StoreUnavailable
+from fw.auth.stores import StoreUnavailable, dynamo
 from fw.auth.stores.dynamo import DynamoStore, create_table, table_name
 from fw.auth.stores.records import AccountLink, BootstrapRecord
-from fw.auth.stores.select import open_session_store
+from fw.auth.stores.select import middleware_settings, open_session_store
 from fw.cli import main as fw_command
 from fw.errors import StartupError
 from fw.settings import AuthSettings, MiddlewareSettings, SessionKeyring, SessionSettings
@@ -188,34 +190,110 @@ async def test_a_transaction_conflicting_on_every_try_is_store_unavailable_and_w
 async def test_sessions_on_dynamo_with_auth_elsewhere_open_their_own_client(dynamo_endpoint: str) -> None:
     settings = dynamo_settings(dynamo_endpoint)
     await create_table(settings)
-    configuration.reset()
+    middleware = middleware_settings(dynamo=settings)
+    sessions = open_session_store(SessionSettings(True, "dynamo", "", SessionKeyring("")), None, middleware)
     try:
-        registered = {r.cls for r in configuration.registry.state().configs.values()}
-        if MiddlewareSettings not in registered:
-            configuration.register_config(MiddlewareSettings, "middleware")
-        configuration.parse_config(
-            [
-                "--middleware-dynamo-endpoint_url",
-                dynamo_endpoint,
-                "--middleware-dynamo-table_prefix",
-                settings.table_prefix,
-                "--middleware-dynamo-region",
-                "us-east-1",
-            ]
-        )
-        sessions = open_session_store(SessionSettings(True, "dynamo", "", SessionKeyring("")), None)
-        try:
-            await sessions.check()
-            value = await sessions.save({"account_id": "a"}, datetime.now(UTC).timestamp() + 60)
-            assert await sessions.load(value) == {"account_id": "a"}
-        finally:
-            await sessions.close()
+        await sessions.check()
+        value = await sessions.save({"account_id": "a"}, datetime.now(UTC).timestamp() + 60)
+        assert await sessions.load(value) == {"account_id": "a"}
     finally:
-        configuration.reset()
+        await sessions.close()
 
 
 async def test_rdb_sessions_next_to_a_dynamo_auth_store_are_refused(dynamo_store: DynamoStore) -> None:
     with pytest.raises(StartupError) as refused:
-        open_session_store(SessionSettings(True, "rdb", "", SessionKeyring("")), dynamo_store)
+        open_session_store(
+            SessionSettings(True, "rdb", "", SessionKeyring("")), dynamo_store, middleware_settings()
+        )
     assert refused.value.key == "session.backend"
     assert "use dynamo" in str(refused.value)
+
+
+def _counting(store: DynamoStore, operation: str, code: str, failures: int) -> list[int]:
+    """Answer the first ``failures`` ``operation`` calls with ``code``; the list counts every call."""
+    calls: list[int] = []
+
+    class Answer:
+        status_code = 400
+
+    def answer(**_: Any) -> tuple[Any, dict[str, Any]] | None:
+        calls.append(1)
+        if len(calls) > failures:
+            return None  # on to the server
+        return Answer(), {"Error": {"Code": code, "Message": "refused by the test"}}
+
+    client = store.table._client
+    assert client is not None
+    client.meta.events.register(f"before-call.dynamodb.{operation}", answer)
+    return calls
+
+
+async def test_a_throttled_call_is_tried_again_and_then_answers(dynamo_store: DynamoStore) -> None:
+    sessions = dynamo_store.sessions()
+    value = await sessions.save({"account_id": "a"}, datetime.now(UTC).timestamp() + 60)
+    calls = _counting(dynamo_store, "GetItem", "ProvisionedThroughputExceededException", failures=2)
+    assert await sessions.load(value) == {"account_id": "a"}
+    assert len(calls) == 3
+
+
+async def test_throttling_that_persists_gives_up_after_three_attempts_within_the_deadline(
+    dynamo_store: DynamoStore,
+) -> None:
+    calls = _counting(dynamo_store, "GetItem", "ThrottlingException", failures=100)
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable):
+        await dynamo_store.sessions().load("A" * 43)
+    assert len(calls) == dynamo._TRANSIENT_TRIES == 3
+    assert time.monotonic() - started < dynamo._DEADLINE
+
+
+async def test_an_endpoint_nobody_listens_on_fails_at_once_rather_than_after_client_retries(
+    closed_loopback_url: str, dynamo_endpoint: str
+) -> None:
+    store = DynamoStore.open(dynamo_settings(closed_loopback_url))
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            await store.sessions().load("A" * 43)
+        assert time.monotonic() - started < 1.5  # three quick attempts, no multi-second backoff
+    finally:
+        await store.close()
+
+
+async def test_a_server_that_accepts_but_never_answers_fails_by_the_deadline(dynamo_endpoint: str) -> None:
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # connections complete in the kernel; nothing is ever read or answered
+    port = silent.getsockname()[1]
+    store = DynamoStore.open(dynamo_settings(f"http://127.0.0.1:{port}"))
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable) as failed:
+            await store.sessions().load("A" * 43)
+        elapsed = time.monotonic() - started
+    finally:
+        await store.close()
+        silent.close()
+    assert elapsed < dynamo._DEADLINE + 0.5
+    assert "DynamoDB get_item" in str(failed.value)
+
+
+async def test_a_throttled_first_enrollment_writes_nothing(dynamo_store: DynamoStore) -> None:
+    account = await dynamo_store.accounts.resolve(AccountLink("i", secrets.token_hex(4)), create=True)
+    assert account is not None
+    now = datetime.now(UTC)
+    login = f"login-{secrets.token_hex(4)}"
+    record = BootstrapRecord(
+        login, account.account_id, "initial_passkey", b"d", now, now + timedelta(hours=1), 5
+    )
+    await dynamo_store.bootstrap.create(record)
+    assert await dynamo_store.bootstrap.redeem(login, now + timedelta(minutes=10))
+    calls = _counting(dynamo_store, "TransactWriteItems", "ProvisionedThroughputExceededException", 100)
+    first = credential(account.account_id)
+    with pytest.raises(StoreUnavailable):
+        await dynamo_store.bootstrap.enroll(login, first)
+    assert len(calls) == 3
+    assert await dynamo_store.passkeys.get(first.credential_id) is None
+    assert await dynamo_store.passkeys.by_account(account.account_id) == []
+    left = await dynamo_store.bootstrap.get(login)
+    assert left is not None and left.redeemed

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from fw.auth.stores.select import check_auth_backend, check_session_backend, open_auth_store
+from fw.auth.stores.select import (
+    check_auth_backend,
+    check_session_backend,
+    middleware_settings,
+    open_auth_store,
+)
 from fw.errors import StartupError
 from fw.extras import EXTRAS, require_extra
 from fw.rdb import create_engine
@@ -32,7 +37,7 @@ def test_a_session_backend_fw_cannot_serve_is_a_startup_error(value: str) -> Non
 async def test_opening_a_refused_auth_backend_touches_no_database(tmp_path: Path) -> None:
     dsn = f"sqlite:///{tmp_path / 'never.sqlite3'}"
     with pytest.raises(StartupError):
-        await open_auth_store("memcached", dsn, ["revocations"])
+        await open_auth_store("memcached", middleware_settings(dsn), ["revocations"])
     assert not (tmp_path / "never.sqlite3").exists()
 
 

@@ -1,8 +1,9 @@
 """Composes authentication into the App according to ``[auth]``.
 
 The factory the facade registers with the App (:func:`extension`): it reads fw's own tables once
-(``[auth]``, ``[session]``, ``[middleware.rdb]``), asks the mode registry for ``auth.mode``,
-runs the rules every mode shares, then the mode's own checks, and builds the mode's extension.
+(``[auth]``, ``[session]``, ``[middleware]``: where the rdb, dynamo and firestore stores live),
+asks the mode registry for ``auth.mode``, runs the rules every mode shares, then the mode's own
+checks, and builds the mode's extension.
 A broken rule becomes :class:`Refused`, so the App refuses to start with the one-line error.
 Browser modes also check ``[[auth.assurance.policy]]`` (a :class:`fw.ConfigError` naming the
 entry) and that every route guarded by ``fw.auth.policy(name)`` names a configured policy.
@@ -17,14 +18,14 @@ from starlette.routing import BaseRoute
 
 from fw.auth.assurance.guards import check_routes
 from fw.auth.assurance.policies import Policies
+from fw.auth.configured import configured_middleware
 from fw.auth.modes.base import Mode, ModeSettings
 from fw.auth.modes.registry import mode_named
 from fw.auth.modes.rules import SourceOf, check_shared
 from fw.configuration.registry import config, source_of
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension
-from fw.rdb.migrate import configured_dsn
-from fw.settings import AuthSettings, RdbSettings, SessionSettings
+from fw.settings import AuthSettings, SessionSettings
 
 
 class Refused:
@@ -83,7 +84,7 @@ def extension(app: object) -> Extension | None:
         settings = ModeSettings(
             auth=config(AuthSettings),
             session=config(SessionSettings),
-            rdb=RdbSettings(configured_dsn()),
+            middleware=configured_middleware(),
             lookup=config,
             app=app,
         )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from fw.auth.stores.interfaces import AuthStore
 from fw.auth.stores.select import open_auth_store
-from fw.settings import AuthSettings
+from fw.settings import AuthSettings, MiddlewareSettings
 
 
 def _nothing() -> None:
@@ -64,16 +64,16 @@ def find(app: object | None = None) -> RunningAuth | None:
     return here[0] if here else None
 
 
-def _configured() -> tuple[AuthSettings | None, str]:
+def _configured() -> tuple[AuthSettings | None, MiddlewareSettings]:
     """Outside a running App, the parsed configuration is the only place settings come from."""
+    from fw.auth.configured import configured_middleware
     from fw.configuration import config
-    from fw.rdb.migrate import configured_dsn
 
     try:
         auth: AuthSettings | None = config(AuthSettings)
     except LookupError:
         auth = None
-    return auth, configured_dsn()
+    return auth, configured_middleware()
 
 
 @contextlib.asynccontextmanager
@@ -83,8 +83,8 @@ async def auth_for_call(app: object | None = None) -> AsyncIterator[RunningAuth]
     if running is not None:
         yield running
         return
-    auth, dsn = _configured()
-    store = await open_auth_store(auth.backend if auth is not None else "rdb", dsn, ())
+    auth, middleware = _configured()
+    store = await open_auth_store(auth.backend if auth is not None else "rdb", middleware, ())
     try:
         yield RunningAuth(None, store, auth)
     finally:

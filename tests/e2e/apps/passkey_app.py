@@ -1,4 +1,4 @@
-"""A ``passkey_only`` app run twice, as two processes sharing one PostgreSQL, by the scale-out test.
+"""A ``passkey_only`` app run twice, as two processes sharing one store, by the scale-out test.
 
 Configuration comes from the environment. The admin routes stand in for an application's own
 administration (who may call them is the application's business; here, the test).

@@ -15,7 +15,7 @@ from fw.auth.stores.interfaces import AuthStore, SessionStore
 from fw.auth.stores.records import RecordKind
 from fw.auth.stores.select import open_auth_store, open_session_store
 from fw.errors import StartupError
-from fw.settings import SessionSettings
+from fw.settings import MiddlewareSettings, SessionSettings
 
 
 @dataclass(slots=True)
@@ -35,17 +35,17 @@ class BrowserStores:
 
 
 async def open_browser_stores(
-    backend: str, dsn: str, session: SessionSettings, kinds: Iterable[RecordKind]
+    backend: str, middleware: MiddlewareSettings, session: SessionSettings, kinds: Iterable[RecordKind]
 ) -> BrowserStores:
     """Open ``auth.backend`` (requiring ``kinds``) and ``session.backend``; check both answer."""
     # Ceremonies: every browser mode keeps the one-use grants of zero-window step-ups there.
     wanted: list[RecordKind] = list(dict.fromkeys([*kinds, "ceremonies"]))
     if session.backend == "rdb":
         wanted.append("sessions")
-    auth_store = await open_auth_store(backend, dsn, wanted)
+    auth_store = await open_auth_store(backend, middleware, wanted)
     store: SessionStore | None = None
     try:
-        store = open_session_store(session, auth_store)
+        store = open_session_store(session, auth_store, middleware)
         await store.check()
         try:
             key = await store.shared_key()

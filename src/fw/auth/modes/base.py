@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from fw.settings import AuthSettings, RdbSettings, SessionSettings
+from fw.settings import AuthSettings, MiddlewareSettings, RdbSettings, SessionSettings
 
 if TYPE_CHECKING:
     from fw.configuration.advisory import Advisory
@@ -28,17 +28,23 @@ T = TypeVar("T")
 class ModeSettings:
     """The resolved settings a mode reads, read once by the dispatcher and handed over.
 
-    ``auth``, ``session`` and ``rdb`` are fw's own tables. A mode defined outside fw reads its
+    ``auth``, ``session`` and ``middleware`` (where the ``rdb``, ``dynamo`` and ``firestore``
+    stores live) are fw's own tables. A mode defined outside fw reads its
     own registered table with :meth:`table`, so no mode reads the global configuration itself.
     """
 
     auth: AuthSettings
     session: SessionSettings
-    rdb: RdbSettings
+    middleware: MiddlewareSettings
     #: Resolves any registered settings class (``fw.config`` for a running App).
     lookup: Callable[[type[Any]], Any]
     #: The App being composed: the handle App-scoped state (account seams, the running store) keys on.
     app: object | None = None
+
+    @property
+    def rdb(self) -> RdbSettings:
+        """``[middleware.rdb]``, for a mode that keeps tables of its own in the relational store."""
+        return self.middleware.rdb
 
     def table(self, cls: type[T]) -> T:
         """The resolved instance of the registered settings class ``cls``."""

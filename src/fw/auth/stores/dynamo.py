@@ -30,6 +30,7 @@ import contextlib
 import json
 import math
 import os
+import random
 import time
 import uuid
 from collections.abc import Iterable, Sequence
@@ -40,7 +41,14 @@ from urllib.parse import quote
 
 from aiobotocore.config import AioConfig
 from aiobotocore.session import get_session
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
 
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.records import (
@@ -58,10 +66,33 @@ from fw.settings import DynamoSettings
 PREFIX_KEY = "middleware.dynamo.table_prefix"
 #: The attribute the table's TTL setting names.
 TTL_ATTRIBUTE = "fw_ttl"
-MIGRATE_FIX = "run `fw migrate` (it creates the table and enables TTL on its `fw_ttl` attribute)"
+MIGRATE_FIX = "run `fw migrate` or `fw doctor --fix` (each creates the table and enables TTL on `fw_ttl`)"
 _FAILURES = (BotoCoreError, OSError, asyncio.TimeoutError)
 #: Transactions cancelled by a concurrent one are tried this many times before giving up.
 _CONFLICT_TRIES = 4
+#: Attempts of one call that failed transiently (throttled, a 5xx, no connection), fw's own
+#: retries: the client's are off so that one policy, bounded below, decides.
+_TRANSIENT_TRIES = 3
+#: Backoff before the n-th retry: a random delay up to ``_BACKOFF * 2**n`` seconds (full jitter).
+_BACKOFF = 0.05
+#: Seconds to open a connection, and to wait for an answer (DynamoDB answers in milliseconds).
+_CONNECT_TIMEOUT = 1.0
+_READ_TIMEOUT = 2.0
+#: Seconds one call may take in all, retries included: past it the request gets its 503.
+_DEADLINE = 3.0
+#: Error codes worth another attempt: throttling and the service's own transient failures.
+_TRANSIENT_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+        "TransactionInProgressException",
+    }
+)
+#: Failures to reach the service at all: tried again, since a connection may have just dropped.
+_UNREACHED = (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError)
 
 Item = dict[str, Any]
 
@@ -139,7 +170,9 @@ class DynamoTable:
         async with self._opening:
             if self._client is None:
                 config = AioConfig(
-                    retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3, read_timeout=10
+                    retries={"total_max_attempts": 1, "mode": "standard"},
+                    connect_timeout=_CONNECT_TIMEOUT,
+                    read_timeout=_READ_TIMEOUT,
                 )
                 creator = get_session().create_client(
                     "dynamodb",
@@ -154,9 +187,24 @@ class DynamoTable:
         return self._client
 
     async def call(self, operation: str, **arguments: Any) -> Any:
-        """One API call; a failed condition is :class:`_Refused`, any other failure StoreUnavailable."""
+        """One API call; a failed condition is :class:`_Refused`, any other failure StoreUnavailable.
+
+        Throttling, the service's transient errors and a lost connection are tried again
+        (:data:`_TRANSIENT_TRIES` attempts, jittered backoff), a transaction cancelled by a
+        concurrent one :data:`_CONFLICT_TRIES` times; the whole call, retries included, ends
+        within :data:`_DEADLINE` seconds. A failed write changes nothing (every multi-item write
+        is one transaction), so a retry never finds half of it.
+        """
         client = await self.client()
-        for _ in range(_CONFLICT_TRIES):
+        try:
+            async with asyncio.timeout(_DEADLINE):
+                return await self._attempts(client, operation, arguments)
+        except TimeoutError:
+            raise StoreUnavailable(f"DynamoDB {operation}: no answer within {_DEADLINE} s") from None
+
+    async def _attempts(self, client: Any, operation: str, arguments: dict[str, Any]) -> Any:
+        transient = conflicts = 0
+        while True:
             try:
                 return await getattr(client, operation)(**arguments)
             except ClientError as error:
@@ -169,11 +217,27 @@ class DynamoTable:
                     if "ConditionalCheckFailed" in reasons or "ConditionalCheckFailed" in message:
                         raise _Refused from None
                     if "TransactionConflict" in reasons or "TransactionConflict" in message:
-                        continue  # a concurrent transaction touched our items: try again
+                        conflicts += 1  # a concurrent transaction touched our items: try again
+                        if conflicts < _CONFLICT_TRIES:
+                            await _backoff(conflicts)
+                            continue
+                        raise StoreUnavailable(
+                            f"DynamoDB {operation}: still conflicting after {_CONFLICT_TRIES} tries"
+                        ) from None
+                if code in _TRANSIENT_CODES:
+                    transient += 1
+                    if transient < _TRANSIENT_TRIES:
+                        await _backoff(transient)
+                        continue
                 raise StoreUnavailable(f"DynamoDB {operation}: {code}: {error}") from None
+            except _UNREACHED as error:
+                transient += 1
+                if transient < _TRANSIENT_TRIES:
+                    await _backoff(transient)
+                    continue
+                raise StoreUnavailable(f"DynamoDB {operation}: {error}") from None
             except _FAILURES as error:
                 raise StoreUnavailable(f"DynamoDB {operation}: {error}") from None
-        raise StoreUnavailable(f"DynamoDB {operation}: still conflicting after {_CONFLICT_TRIES} tries")
 
     async def get(self, key: Item) -> Item | None:
         found = await self.call("get_item", TableName=self.name, Key=key, ConsistentRead=True)
@@ -254,6 +318,11 @@ class DynamoTable:
         self._client = None
         with contextlib.suppress(*_FAILURES):
             await self._stack.aclose()
+
+
+async def _backoff(retry: int) -> None:
+    """Sleep before the ``retry``-th retry: full jitter up to ``_BACKOFF * 2**retry`` seconds."""
+    await asyncio.sleep(random.uniform(0, _BACKOFF * 2**retry))
 
 
 def _conditioned(arguments: dict[str, Any], condition: str, values: Item | None) -> dict[str, Any]:

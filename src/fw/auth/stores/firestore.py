@@ -53,7 +53,7 @@ from google.cloud import datastore
 from fw.auth.stores import records
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.fields import credential_fields, credential_from, credential_key
-from fw.auth.stores.firestore_ttl import TTL_KINDS, ttl_commands
+from fw.auth.stores.firestore_ttl import TTL_KINDS, database_command, ttl_commands
 from fw.auth.stores.records import AccountLink, BootstrapRecord, PasskeyCredential, StoredAccount
 from fw.auth.stores.tokens import Record, new_token, token_digest, well_formed
 from fw.errors import StartupError
@@ -67,8 +67,10 @@ T = TypeVar("T")
 _FAILURES = (google_errors.GoogleAPIError, GoogleAuthError, OSError)
 #: How often a transaction that lost to a concurrent one is tried again.
 _ATTEMPTS = 8
-#: Seconds one request may take.
-_TIMEOUT = 10.0
+#: Seconds one RPC may take (a lookup, a commit): Firestore answers in milliseconds.
+_TIMEOUT = 5.0
+#: Seconds one call may spend retrying transient failures (unavailable, deadline, internal).
+PATIENCE = 2.0
 #: Transient answers worth retrying inside one request (contention is retried a level up).
 _TRANSIENT = if_exception_type(
     google_errors.ServiceUnavailable, google_errors.DeadlineExceeded, google_errors.InternalServerError
@@ -665,7 +667,7 @@ class FirestoreStore:
     name = "firestore"
 
     def __init__(
-        self, client: datastore.Client, settings: FirestoreSettings, *, patience: float = 5.0
+        self, client: datastore.Client, settings: FirestoreSettings, *, patience: float = PATIENCE
     ) -> None:
         self.settings = settings
         self.datastore = _Datastore(client, patience=patience)
@@ -678,7 +680,7 @@ class FirestoreStore:
 
     @classmethod
     def open(
-        cls, settings: FirestoreSettings, *, namespace: str | None = None, patience: float = 5.0
+        cls, settings: FirestoreSettings, *, namespace: str | None = None, patience: float = PATIENCE
     ) -> FirestoreStore:
         """A store on a new client (no request is made until the first call).
 
@@ -711,11 +713,16 @@ class FirestoreStore:
                 "middleware.firestore.database",
                 database,
                 f"the database is not in Datastore mode ({error.message}); fw needs Firestore in "
-                "Datastore mode: create a database with --type=datastore-mode",
+                "Datastore mode (a database keeps the mode it was created with): create one with "
+                f"`{database_command(self.settings.project, 'NEW_DATABASE_ID')}` and name it in "
+                "middleware.firestore.database",
             ) from None
         except google_errors.NotFound as error:
             raise StartupError(
-                "middleware.firestore.database", database, f"the database does not exist ({error.message})"
+                "middleware.firestore.database",
+                database,
+                f"the database does not exist ({error.message}); create it with "
+                f"`{database_command(self.settings.project, self.settings.database)}`",
             ) from None
         except _FAILURES as error:
             raise StartupError(

@@ -1,8 +1,10 @@
-"""The TTL policies the ``firestore`` backend relies on, named without importing its client.
+"""The deployment commands the ``firestore`` backend names, without importing its client.
 
 Expiry is decided when a record is read; a TTL policy on ``expires_at`` only deletes what has
 expired, so storage does not grow. The Datastore API cannot read TTL policies, so ``fw doctor``
 and the startup summary name the commands that create them whenever ``firestore`` is configured.
+A missing database, or one in Native mode, is refused at startup naming the command creating one
+in Datastore mode (a database's mode cannot be changed once it holds data).
 """
 
 from __future__ import annotations
@@ -20,6 +22,15 @@ def ttl_commands(project: str, database: str) -> list[str]:
         f"gcloud firestore fields ttls update expires_at --collection-group={kind} --enable-ttl{where}"
         for kind in TTL_KINDS
     ]
+
+
+def database_command(project: str, database: str) -> str:
+    """The ``gcloud`` command creating ``database`` (``(default)`` when empty) in Datastore mode."""
+    where = f" --project={project}" if project else ""
+    return (
+        f"gcloud firestore databases create --database={database or '(default)'} "
+        f"--type=datastore-mode --location=LOCATION{where}"
+    )
 
 
 def ttl_advisories(context: AdvisoryContext) -> list[Advisory]:

@@ -4,6 +4,10 @@ A value fw cannot serve (a backend the specification names but this build lacks,
 unknown) is a startup error naming the key and the value, never a silent fallback; a backend
 whose optional dependency is missing names the ``pip install`` that adds it. A new engine joins
 by adding its module and one branch here.
+
+Where each engine lives (``[middleware.rdb]``, ``[middleware.dynamo]``, ``[middleware.firestore]``)
+arrives resolved, as one :class:`~fw.settings.MiddlewareSettings` the auth factory read once;
+nothing here reads the configuration.
 """
 
 from __future__ import annotations
@@ -16,7 +20,13 @@ from fw.auth.stores.rdb import RdbStore
 from fw.auth.stores.records import RecordKind
 from fw.errors import StartupError
 from fw.extras import require_extra
-from fw.settings import DynamoSettings, FirestoreSettings, MiddlewareSettings, SessionSettings
+from fw.settings import (
+    DynamoSettings,
+    FirestoreSettings,
+    MiddlewareSettings,
+    RdbSettings,
+    SessionSettings,
+)
 
 AUTH_BACKENDS = ("rdb", "dynamo", "firestore")
 SESSION_BACKENDS = ("rdb", "cookie", "redis", "dynamo", "firestore")
@@ -45,46 +55,42 @@ def check_session_backend(backend: str) -> None:
         require_extra(backend, "session.backend", backend, f"the {backend} session backend")
 
 
-def configured_dynamo() -> DynamoSettings:
-    """``[middleware.dynamo]`` from the parsed configuration (its defaults when not registered)."""
-    from fw.configuration import config
-
-    try:
-        return config(MiddlewareSettings).dynamo
-    except LookupError:
-        return DynamoSettings(region="", endpoint_url="", table_prefix="fw_")
-
-
-def configured_firestore() -> FirestoreSettings:
-    """``[middleware.firestore]`` from the parsed configuration (unset: the defaults)."""
-    from fw.configuration import config
-
-    try:
-        return config(MiddlewareSettings).firestore
-    except LookupError:
-        return FirestoreSettings("", "", "")
+def middleware_settings(
+    dsn: str = "sqlite:///fw.sqlite3",
+    *,
+    dynamo: DynamoSettings | None = None,
+    firestore: FirestoreSettings | None = None,
+) -> MiddlewareSettings:
+    """Resolved store locations from parts; an engine left out gets its configuration defaults."""
+    return MiddlewareSettings(
+        rdb=RdbSettings(dsn),
+        dynamo=dynamo or DynamoSettings(region="", endpoint_url="", table_prefix="fw_"),
+        firestore=firestore or FirestoreSettings(project="", database="", emulator_host=""),
+    )
 
 
-def _open(backend: str, dsn: str) -> AuthStore:
+def _open(backend: str, middleware: MiddlewareSettings) -> AuthStore:
     if backend == "dynamo":
         from fw.auth.stores.dynamo import DynamoStore
 
-        return DynamoStore.open(configured_dynamo())
+        return DynamoStore.open(middleware.dynamo)
     if backend == "firestore":
         from fw.auth.stores.firestore import FirestoreStore
 
-        return FirestoreStore.open(configured_firestore())
-    return RdbStore.open(dsn)
+        return FirestoreStore.open(middleware.firestore)
+    return RdbStore.open(middleware.rdb.dsn)
 
 
-async def open_auth_store(backend: str, dsn: str, kinds: Iterable[RecordKind]) -> AuthStore:
+async def open_auth_store(
+    backend: str, middleware: MiddlewareSettings, kinds: Iterable[RecordKind]
+) -> AuthStore:
     """The store ``auth.backend`` names, refusing to start unless each kind of record has its place.
 
-    ``dsn`` is ``[middleware.rdb] dsn`` (used by ``rdb``); ``dynamo`` and ``firestore`` read
-    ``[middleware.dynamo]`` and ``[middleware.firestore]``.
+    ``middleware`` says where each engine lives: ``rdb`` opens ``middleware.rdb.dsn``,
+    ``dynamo`` and ``firestore`` their own tables of it.
     """
     check_auth_backend(backend)
-    store = _open(backend, dsn)
+    store = _open(backend, middleware)
     try:
         await store.require(kinds)
     except BaseException:
@@ -93,7 +99,9 @@ async def open_auth_store(backend: str, dsn: str, kinds: Iterable[RecordKind]) -
     return store
 
 
-def open_session_store(settings: SessionSettings, auth_store: AuthStore | None) -> SessionStore:
+def open_session_store(
+    settings: SessionSettings, auth_store: AuthStore | None, middleware: MiddlewareSettings
+) -> SessionStore:
     """The store ``session.backend`` names; ``rdb`` keeps sessions in the ``auth.backend`` store, and
     so do ``dynamo`` and ``firestore`` when ``auth.backend`` is the same engine (one client)."""
     backend = settings.backend
@@ -111,13 +119,13 @@ def open_session_store(settings: SessionSettings, auth_store: AuthStore | None) 
             return auth_store.sessions()
         from fw.auth.stores.dynamo import session_store
 
-        return session_store(configured_dynamo())
+        return session_store(middleware.dynamo)
     if backend == "firestore":
         if auth_store is not None and auth_store.name == "firestore":
             return auth_store.sessions()
         from fw.auth.stores.firestore import open_firestore_sessions
 
-        return open_firestore_sessions(configured_firestore())
+        return open_firestore_sessions(middleware.firestore)
     if auth_store is None:
         raise StartupError("session.backend", backend, "the rdb backend needs [middleware.rdb] dsn")
     if auth_store.name != "rdb":

@@ -401,8 +401,8 @@ class Planner:
                         f"{type(extra).__name__.lower()} is a request-binding marker, "
                         "not a configuration marker"
                     )
-        if "secret" in marks and marks["secret"] not in ("mask", "hide", "show"):
-            raise where.error(f"secret must be mask, hide or show, not {marks['secret']!r}")
+        if "secret" in marks and marks["secret"] not in ("mask", "hide", "show", "dsn"):
+            raise where.error(f"secret must be mask, hide, show or dsn, not {marks['secret']!r}")
         if "key" in marks and not _KEY_NAME.fullmatch(str(marks["key"])):
             raise where.error(f"key {marks['key']!r} must be one name (letters, digits, _ and -)")
         if "help" in marks:

@@ -34,7 +34,7 @@ from fw.errors import StartupError
 from fw.rdb.engine import describe_dsn
 
 if TYPE_CHECKING:
-    from fw.settings import AuthSettings
+    from fw.settings import AuthSettings, MiddlewareSettings
 
 logger = logging.getLogger("fw.auth.jwt")
 
@@ -45,7 +45,7 @@ class JwtOnly:
     def __init__(
         self,
         auth: AuthSettings,
-        rdb_dsn: str,
+        middleware: MiddlewareSettings,
         *,
         app: object | None = None,
         jwks_refetch_cooldown: float = 30.0,
@@ -53,7 +53,8 @@ class JwtOnly:
         self.app = app
         self.auth = auth
         self.jwt = auth.jwt
-        self.rdb_dsn = rdb_dsn
+        #: Where the ``auth.backend`` store lives, resolved by the auth factory.
+        self.store_settings = middleware
         self.jwks_refetch_cooldown = jwks_refetch_cooldown
         self.protection = Protection.from_patterns(auth.protection.include, auth.protection.exclude)
         self.running: Running | None = None
@@ -106,6 +107,12 @@ class JwtOnly:
             protection=self.protection,
         )
 
+    def _store_setting(self) -> tuple[str, str]:
+        """The key (and its printable value) naming where the ``auth.backend`` store lives."""
+        if self.auth.backend == "rdb":
+            return "middleware.rdb.dsn", describe_dsn(self.store_settings.rdb.dsn)
+        return "auth.backend", self.auth.backend
+
     async def _load_keys(self) -> JwksCache:
         jwt = self.jwt
         self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(5.0), follow_redirects=False)
@@ -133,7 +140,7 @@ class JwtOnly:
             kinds.append("revocations")
         if jwt.admission == "registered":
             kinds.append("allowlist")
-        self._store = store = await open_auth_store(self.auth.backend, self.rdb_dsn, kinds)
+        self._store = store = await open_auth_store(self.auth.backend, self.store_settings, kinds)
         check = None
         if jwt.revocation.mode != "off":
             check = RevocationCheck(
@@ -149,11 +156,8 @@ class JwtOnly:
             try:
                 await store.revocations.clean()
             except StoreUnavailable as failure:
-                raise StartupError(
-                    "middleware.rdb.dsn",
-                    describe_dsn(self.rdb_dsn),
-                    f"the revocation table cannot be used: {failure}",
-                ) from None
+                key, value = self._store_setting()
+                raise StartupError(key, value, f"the revocation entries cannot be used: {failure}") from None
         self._lent = runtime.RunningAuth(self.app, store, self.auth)
         if check is not None:
             self._lent.revocations_changed = check.forget

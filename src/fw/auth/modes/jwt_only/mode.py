@@ -32,7 +32,7 @@ class JwtOnlyMode:
         check_jwt(settings.auth.jwt)
 
     def extension(self, settings: ModeSettings) -> JwtOnly:
-        return JwtOnly(settings.auth, settings.rdb.dsn, app=settings.app)
+        return JwtOnly(settings.auth, settings.middleware, app=settings.app)
 
     def advisories(
         self, values: Mapping[str, Any], sources: Mapping[str, str], app_env: str

@@ -95,7 +95,7 @@ class OauthOnly:
 
     async def startup(self) -> None:
         stores = self.stores = await open_browser_stores(
-            self.auth.backend, self.settings.rdb.dsn, self.settings.session, ["accounts", "allowlist"]
+            self.auth.backend, self.settings.middleware, self.settings.session, ["accounts", "allowlist"]
         )
         self.accounts.default = StoredAccounts(stores.auth.accounts)
         self.started = Started(

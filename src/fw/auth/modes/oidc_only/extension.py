@@ -106,7 +106,7 @@ class OidcOnly:
     async def startup(self) -> None:
         kinds: list[RecordKind] = ["accounts", "allowlist", *self.extra_kinds]
         stores = await open_browser_stores(
-            self.auth.backend, self.settings.rdb.dsn, self.settings.session, kinds
+            self.auth.backend, self.settings.middleware, self.settings.session, kinds
         )
         auth_store = self.auth_store = stores.auth
         self.store = stores.sessions

@@ -90,7 +90,7 @@ class PasskeyOnly:
     async def startup(self) -> None:
         stores = await open_browser_stores(
             self.auth.backend,
-            self.settings.rdb.dsn,
+            self.settings.middleware,
             self.settings.session,
             ["accounts", "ceremonies", "passkeys", "bootstrap"],
         )

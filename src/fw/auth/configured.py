@@ -1,0 +1,23 @@
+"""Where auth's stores live, read from the parsed configuration in one place.
+
+Pillars receive resolved settings: the auth factory (:func:`fw.auth.plugin.extension`) calls
+:func:`configured_middleware` once and hands the result to the mode, which hands it to
+:mod:`fw.auth.stores.select`. The only other readers are the ones with no App to hand it over:
+``fw.auth`` calls made while no App runs (:mod:`fw.auth.runtime`) and ``fw migrate``.
+"""
+
+from __future__ import annotations
+
+from fw.auth.stores.select import middleware_settings
+from fw.settings import MiddlewareSettings
+
+
+def configured_middleware() -> MiddlewareSettings:
+    """``[middleware]`` (rdb, dynamo, firestore) as parsed; each engine's defaults where unregistered."""
+    from fw.configuration import config
+    from fw.rdb.migrate import configured_dsn
+
+    try:
+        return config(MiddlewareSettings)
+    except LookupError:
+        return middleware_settings(configured_dsn())
