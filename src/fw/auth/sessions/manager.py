@@ -37,6 +37,8 @@ class SessionSummary:
     subject: str = ""
     username: str = ""
     avatar_url: str = ""
+    #: What a back-channel logout finds this session by (:mod:`fw.auth.sessions.marks`).
+    marks: tuple[str, ...] = ()
 
     def to_record(self) -> Record:
         # The oauth_only fields are written only when set: other modes' records stay as they were.
@@ -50,6 +52,7 @@ class SessionSummary:
             "auth_time": self.auth_time,
             "method": self.method,
             **profile,
+            **({"marks": list(self.marks)} if self.marks else {}),
         }
 
     @classmethod
@@ -68,9 +71,15 @@ class SessionSummary:
                 subject=str(record.get("subject", "")),
                 username=str(record.get("username", "")),
                 avatar_url=str(record.get("avatar_url", "")),
+                marks=_marks_of(record),
             )
         except (KeyError, TypeError, ValueError):
             return None
+
+
+def _marks_of(record: Record) -> tuple[str, ...]:
+    marks = record.get("marks")
+    return tuple(m for m in marks if isinstance(m, str)) if isinstance(marks, list) else ()
 
 
 @dataclass
@@ -135,3 +144,7 @@ class Sessions:
 
     async def end(self, value: str) -> None:
         await self.store.delete(value)
+
+    async def end_marked(self, mark: str) -> int:
+        """End every session carrying ``mark``, in every process sharing the store."""
+        return await self.store.delete_marked(mark)

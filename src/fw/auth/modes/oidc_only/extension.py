@@ -22,13 +22,14 @@ from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
 from fw.auth.browser.origins import Origins
 from fw.auth.browser.stores import open_browser_stores
 from fw.auth.modes.base import ModeSettings
+from fw.auth.modes.oidc_only.backchannel import BackchannelLogout
 from fw.auth.modes.oidc_only.login import AccountGate, OidcLogin
 from fw.auth.modes.oidc_only.logout import OidcLogout
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import Provider
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import Sessions
-from fw.auth.stores.interfaces import AuthStore, SessionStore
+from fw.auth.stores.interfaces import AuthStore, CeremonyStore, SessionStore
 from fw.auth.stores.records import RecordKind
 
 
@@ -65,28 +66,42 @@ class OidcOnly:
         )
         self.login = OidcLogin(auth, origins, self._started, account_gate)
         self.logout = OidcLogout(self.oidc, origins, self._started)
+        self.backchannel = BackchannelLogout(self.oidc.client_id, self._started, self._ceremonies)
+        backchannel_paths = (self.oidc.backchannel_logout_path,) if self.oidc.backchannel_logout_path else ()
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
             accounts=self.accounts,
             protection=self.protection,
             login_path=auth.login_path,
             unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset({auth.login_path, auth.callback_path, auth.logout_path, *exempt}),
+            exempt=frozenset(
+                {auth.login_path, auth.callback_path, auth.logout_path, *backchannel_paths, *exempt}
+            ),
         )
 
     # Extension protocol.
     def routes(self) -> Sequence[BaseRoute]:
-        return [
+        routes = [
             Route(self.auth.login_path, self.login.login, methods=["GET"]),
             Route(self.auth.callback_path, self.login.callback, methods=["GET"]),
             Route(self.auth.logout_path, self.logout.logout, methods=["POST"]),
         ]
+        if self.oidc.backchannel_logout_path:
+            path = self.oidc.backchannel_logout_path
+            routes.append(Route(path, self.backchannel.receive, methods=["POST"]))
+        return routes
 
     def middleware(self) -> Sequence[Middleware]:
         return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
 
     async def startup(self) -> None:
         kinds: list[RecordKind] = ["accounts", "allowlist", *self.extra_kinds]
+        if self.oidc.backchannel_logout_path:
+            # Spent logout-token jtis live with the ceremonies; sessions need their marks' index.
+            wanted: list[RecordKind] = ["ceremonies"]
+            if self.settings.session.backend == "rdb":
+                wanted.append("session_marks")
+            kinds += [kind for kind in wanted if kind not in kinds]
         stores = await open_browser_stores(
             self.auth.backend, self.settings.rdb.dsn, self.settings.session, kinds
         )
@@ -127,6 +142,11 @@ class OidcOnly:
         if self.started is None:
             raise not_started()
         return self.started
+
+    def _ceremonies(self) -> CeremonyStore:
+        if self.auth_store is None:
+            raise not_started()
+        return self.auth_store.ceremonies
 
     @property
     def sessions(self) -> Sessions:
