@@ -19,7 +19,9 @@ from starlette.routing import BaseRoute
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, ClaimIsTheAccount
 from fw.auth.admission import build as build_admission
+from fw.auth.dpop import NonceIssuer, ProofRules, ProofVerifier
 from fw.auth.jwt.verifier import Policy, Verifier
+from fw.auth.modes.jwt_only.dpop import DpopGate
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware, Running
 from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
@@ -27,6 +29,7 @@ from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AuthStore
 from fw.auth.stores.records import RecordKind
 from fw.auth.stores.select import open_auth_store
+from fw.auth.tokens.algorithms import ALGORITHMS
 from fw.auth.tokens.discovery import jwks_uri_for
 from fw.auth.tokens.errors import DiscoveryError
 from fw.auth.tokens.jwks import JwksCache
@@ -81,6 +84,19 @@ class JwtOnly:
     def needs_store(self) -> bool:
         return self.jwt.revocation.mode != "off" or self.jwt.admission == "registered"
 
+    def _dpop_gate(self) -> DpopGate | None:
+        """``auth.jwt.dpop``: proofs with any asymmetric algorithm fw knows, a replay record
+        shared through the ``auth.backend`` store when one is open, nonces when asked for."""
+        if self.jwt.dpop == "off":
+            return None
+        return DpopGate(
+            "required" if self.jwt.dpop == "required" else "allowed",
+            ProofVerifier(ProofRules(algorithms=tuple(ALGORITHMS))),
+            self.protection,
+            shared=self._store.ceremonies if self._store is not None else None,
+            nonces=NonceIssuer() if self.jwt.dpop_nonce else None,
+        )
+
     async def startup(self) -> None:
         """Fetch the issuer's keys and open the store; any failure refuses the start, cleanly."""
         try:
@@ -104,6 +120,7 @@ class JwtOnly:
             admission=build_admission(jwt, self._store.allowlist if self._store else None),
             revocation=check,
             protection=self.protection,
+            dpop=self._dpop_gate(),
         )
 
     async def _load_keys(self) -> JwksCache:
@@ -133,6 +150,8 @@ class JwtOnly:
             kinds.append("revocations")
         if jwt.admission == "registered":
             kinds.append("allowlist")
+        if jwt.dpop != "off":
+            kinds.append("ceremonies")  # each DPoP proof's jti, taken once across processes
         self._store = store = await open_auth_store(self.auth.backend, self.rdb_dsn, kinds)
         check = None
         if jwt.revocation.mode != "off":
