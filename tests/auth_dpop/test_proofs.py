@@ -80,11 +80,13 @@ def test_a_symmetric_key_and_an_hmac_algorithm_are_refused() -> None:
     proof = client.proof("POST", URL, TOKEN, header={"jwk": {"kty": "oct", "k": "c2VjcmV0"}})
     with pytest.raises(DpopRejected, match="not a public key"):
         verify(proof)
-    hmac_proof = forged({"typ": "dpop+jwt", "alg": "HS256", "jwk": {"kty": "oct", "k": "c2VjcmV0"}}, _claims())
+    secret = {"kty": "oct", "k": "c2VjcmV0"}
+    hmac_proof = forged({"typ": "dpop+jwt", "alg": "HS256", "jwk": secret}, _claims())
     with pytest.raises(DpopRejected, match="algorithm"):
         verify(hmac_proof)
     with pytest.raises(DpopRejected, match="algorithm"):
-        verify(forged({"typ": "dpop+jwt", "alg": "none", "jwk": client.key.as_dict(private=False)}, _claims()))
+        public = client.key.as_dict(private=False)
+        verify(forged({"typ": "dpop+jwt", "alg": "none", "jwk": public}, _claims()))
 
 
 def test_a_proof_signed_by_another_key_than_its_header_names_is_refused() -> None:
