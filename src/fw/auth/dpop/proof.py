@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -79,12 +80,22 @@ def normalize_htu(url: str) -> str | None:
     return f"{scheme}://{host}{parts.path or '/'}"
 
 
+#: How many distinct proof keys keep their parsed form and thumbprint (a client reuses its key).
+KEY_CACHE_SIZE = 1024
+
+
 class ProofVerifier:
-    """Verifies proofs under one set of :class:`ProofRules`."""
+    """Verifies proofs under one set of :class:`ProofRules`.
+
+    A client signs every proof with the same key, so the parsed key and its thumbprint are
+    kept per distinct ``jwk`` (at most :data:`KEY_CACHE_SIZE`): importing a key and hashing its
+    thumbprint cost about as much as the signature check itself.
+    """
 
     def __init__(self, rules: ProofRules) -> None:
         self.rules = rules
         self._jws = JwsVerifier(rules.algorithms, max_bytes=MAX_PROOF_BYTES)
+        self._keys: dict[str, tuple[Key, str]] = {}
 
     @property
     def algorithms(self) -> tuple[str, ...]:
@@ -112,7 +123,7 @@ class ProofVerifier:
         typ = jws.header.get("typ")
         if not isinstance(typ, str) or normalize_token_type(typ) != PROOF_TYPE:
             raise DpopRejected("proof typ is not dpop+jwt")
-        key = _public_key(jws)
+        key, jkt = self._public_key(jws)
         try:
             claims = self._jws.claims(jws, key)
         except TokenRejected as rejected:
@@ -138,22 +149,29 @@ class ProofVerifier:
             nonce = claims.get("nonce")
             if not isinstance(nonce, str) or not any(hmac.compare_digest(nonce, n) for n in nonces):
                 raise DpopRejected("the proof needs the server's current nonce", "use_dpop_nonce")
-        return VerifiedProof(jkt=key.thumbprint(), jti=jti, iat=float(iat))
+        return VerifiedProof(jkt=jkt, jti=jti, iat=float(iat))
 
-
-def _public_key(jws: CompactJws) -> Key:
-    """The header's ``jwk``: a public asymmetric key, else :class:`DpopRejected`."""
-    jwk: Any = jws.header.get("jwk")
-    if not isinstance(jwk, dict):
-        raise DpopRejected("proof has no jwk header")
-    if _PRIVATE_MEMBERS & set(jwk):
-        raise DpopRejected("proof jwk is not a public key")
-    if jwk.get("kty") not in ("RSA", "EC", "OKP"):
-        raise DpopRejected("proof jwk is not an asymmetric key")
-    try:
-        key = JWKRegistry.import_key(jwk)
-    except (JoseError, ValueError, TypeError, KeyError):
-        raise DpopRejected("proof jwk is not a usable key") from None
-    if key.is_private:
-        raise DpopRejected("proof jwk is not a public key")
-    return key  # type: ignore[return-value]
+    def _public_key(self, jws: CompactJws) -> tuple[Key, str]:
+        """The header's ``jwk`` (a public asymmetric key) and its thumbprint, else :class:`DpopRejected`."""
+        jwk: Any = jws.header.get("jwk")
+        if not isinstance(jwk, dict):
+            raise DpopRejected("proof has no jwk header")
+        if _PRIVATE_MEMBERS & set(jwk):
+            raise DpopRejected("proof jwk is not a public key")
+        if jwk.get("kty") not in ("RSA", "EC", "OKP"):
+            raise DpopRejected("proof jwk is not an asymmetric key")
+        cache_key = json.dumps(jwk, sort_keys=True, separators=(",", ":"))
+        known = self._keys.get(cache_key)
+        if known is not None:
+            return known
+        try:
+            key = JWKRegistry.import_key(jwk)
+            thumbprint = key.thumbprint()
+        except (JoseError, ValueError, TypeError, KeyError):
+            raise DpopRejected("proof jwk is not a usable key") from None
+        if key.is_private:
+            raise DpopRejected("proof jwk is not a public key")
+        if len(self._keys) >= KEY_CACHE_SIZE:
+            self._keys.clear()  # many distinct keys: start over rather than track recency
+        self._keys[cache_key] = parsed = (key, thumbprint)  # type: ignore[assignment]
+        return parsed  # type: ignore[return-value]
