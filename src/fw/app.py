@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import fw.configuration as _config
 from fw.errors import ConfigError, StartupError
-from fw.extension import Extension, build_extensions
+from fw.extension import Extension, build_extensions, openapi_security
 from fw.problems import Problem, problem_from
 from fw.routing import Pattern, parse_pattern
 from fw.server_checks import check_server
@@ -128,7 +128,7 @@ class App:
                         name=entry.name,
                     )
                 )
-            routes.extend(openapi_routes(self))
+            routes.extend(openapi_routes(self, openapi_security(self)))
             routes.extend(self._mounts)
             server = _config.config(ServerSettings)
             limits = BodyLimits.of(server.max_request_body, server.cbor_max_body)
