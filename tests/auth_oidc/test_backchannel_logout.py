@@ -21,7 +21,8 @@ from auth_oidc.conftest import Build
 from auth_oidc.support import session_settings
 from fw.auth.oidc.backchannel import BACKCHANNEL_EVENT
 from fw.errors import StartupError
-from fw.testing import BrowserClient, TestIdentityProvider
+from fw import configuration
+from fw.testing import BrowserClient, TestIdentityProvider, configured
 
 PATH = "/auth/backchannel-logout"
 BACKCHANNEL = {"backchannel_logout_path": PATH}
@@ -210,3 +211,34 @@ def test_a_path_that_is_not_its_own_root_relative_path_is_refused(browser: Build
     with pytest.raises(StartupError) as refused:
         browser(oidc={"backchannel_logout_path": path})
     assert refused.value.key == "auth.oidc.backchannel_logout_path"
+
+
+@pytest.mark.parametrize(
+    ("redirect_url", "registered"),
+    [
+        ("https://app.example.com/auth/callback", "https://app.example.com/auth/backchannel-logout"),
+        ("", "<app origin>/auth/backchannel-logout"),
+    ],
+)
+def test_the_doctor_names_the_url_to_register_at_the_provider(redirect_url: str, registered: str) -> None:
+    toml = f"""
+[auth]
+enabled = true
+mode = "oidc_only"
+
+[auth.oidc]
+client_id = "my-app"
+redirect_url = "{redirect_url}"
+backchannel_logout_path = "{PATH}"
+"""
+    with configured(toml=toml, env={"APP_ENV": "dev"}):
+        lines = configuration.doctor_report()
+    assert (
+        f"note: register {registered} as the back-channel logout URI (backchannel_logout_uri) "
+        "of client my-app at the provider"
+    ) in lines
+
+
+def test_without_back_channel_logout_the_doctor_has_no_note() -> None:
+    with configured(toml='[auth]\nenabled = true\nmode = "oidc_only"\n', env={"APP_ENV": "dev"}):
+        assert not [line for line in configuration.doctor_report() if line.startswith("note:")]
