@@ -19,9 +19,9 @@ from joserfc.jwk import RSAKey
 
 from auth_oidc.conftest import Build
 from auth_oidc.support import session_settings
+from fw import configuration
 from fw.auth.oidc.backchannel import BACKCHANNEL_EVENT
 from fw.errors import StartupError
-from fw import configuration
 from fw.testing import BrowserClient, TestIdentityProvider, configured
 
 PATH = "/auth/backchannel-logout"
