@@ -14,11 +14,10 @@ import uuid
 from typing import Any
 
 import pytest
-from joserfc import jwt
 from joserfc.jwk import RSAKey
 
 from auth_oidc.conftest import Build
-from auth_oidc.support import session_settings
+from auth_oidc.support import logout_token, session_settings
 from fw import configuration
 from fw.auth.oidc.backchannel import BACKCHANNEL_EVENT
 from fw.errors import StartupError
@@ -26,33 +25,6 @@ from fw.testing import BrowserClient, TestIdentityProvider, configured
 
 PATH = "/auth/backchannel-logout"
 BACKCHANNEL = {"backchannel_logout_path": PATH}
-
-
-def logout_token(
-    idp: TestIdentityProvider,
-    *,
-    claims: dict[str, Any] | None = None,
-    header: dict[str, Any] | None = None,
-    key: RSAKey | None = None,
-) -> str:
-    """A logout token for ``alice`` from ``idp``; ``claims``/``header`` entries ``None`` are removed."""
-    signing = key or idp.running.provider.key
-    now = int(time.time())
-    body: dict[str, Any] = {
-        "iss": idp.issuer,
-        "aud": idp.client_id,
-        "iat": now,
-        "exp": now + 120,
-        "jti": uuid.uuid4().hex,
-        "sub": "alice",
-        "events": {BACKCHANNEL_EVENT: {}},
-    }
-    body.update(claims or {})
-    head: dict[str, Any] = {"alg": "RS256", "kid": signing.kid, "typ": "logout+jwt"}
-    head.update(header or {})
-    body = {k: v for k, v in body.items() if v is not None}
-    head = {k: v for k, v in head.items() if v is not None}
-    return jwt.encode(head, body, signing, algorithms=[str(head["alg"])])
 
 
 def signed_in(client: BrowserClient) -> bool:
