@@ -206,3 +206,45 @@ def test_nonces_without_dpop_are_refused_at_startup(issuer: LocalIssuer) -> None
     with pytest.raises(StartupError) as refused:
         check_jwt(jwt_settings(issuer.url, dpop="off", dpop_nonce=True))
     assert refused.value.key == "auth.jwt.dpop_nonce"
+
+
+def test_a_websocket_handshake_is_proven_as_the_http_get_it_starts_as(issuer: LocalIssuer) -> None:
+    import contextlib
+    from collections.abc import AsyncIterator
+
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.testclient import TestClient
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    from fw.auth.modes.jwt_only import JwtOnly
+
+    async def echo(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text("hello")
+        await websocket.close()
+
+    extension = JwtOnly(settings(issuer, "required"), "sqlite:///unused.sqlite3")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        await extension.startup()
+        yield
+        await extension.shutdown()
+
+    app = Starlette(
+        routes=[WebSocketRoute("/api/ws", echo)], middleware=list(extension.middleware()), lifespan=lifespan
+    )
+    client = DpopClient()
+    token = bound_token(issuer, client)
+    with TestClient(app) as http:
+        proven = dpop(token, client.proof("GET", "http://testserver/api/ws", token))
+        with http.websocket_connect("/api/ws", headers=proven) as socket:
+            assert socket.receive_text() == "hello"
+        unproven = dpop(token, client.proof("GET", "http://testserver/api/other", token))
+        with (
+            pytest.raises(WebSocketDisconnect) as closed,
+            http.websocket_connect("/api/ws", headers=unproven),
+        ):
+            pass
+    assert closed.value.code == 1008

@@ -168,7 +168,7 @@ class DpopGate:
         proof = self.proofs.verify(
             request.proofs[0],
             method=method,
-            url=str(URL(scope=scope)),
+            url=_request_url(scope),
             now=now,
             access_token=token,
             nonces=nonces,
@@ -184,6 +184,14 @@ class DpopGate:
             stored = await self.shared.put(f"dpop-jti:{key}", {}, datetime.fromtimestamp(expires_at, UTC))
             if not stored:
                 raise DpopRejected("the proof was used before (by another process)")
+
+
+def _request_url(scope: Scope) -> str:
+    """The URL a proof's ``htu`` names: a WebSocket handshake is the HTTP(S) GET it started as."""
+    url = URL(scope=scope)
+    if url.scheme in ("ws", "wss"):
+        url = url.replace(scheme="https" if url.scheme == "wss" else "http")
+    return str(url)
 
 
 def _bound_key(authentication: Authentication) -> str | None:
