@@ -248,3 +248,35 @@ def test_a_websocket_handshake_is_proven_as_the_http_get_it_starts_as(issuer: Lo
         ):
             pass
     assert closed.value.code == 1008
+
+
+async def test_processes_sharing_a_store_accept_each_others_nonces(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
+    client = DpopClient()
+    token = bound_token(issuer, client)
+    shared = settings(issuer, dpop_nonce=True, revocation=revocation("token"))
+    async with serving(shared, sqlite_store) as (first, _), serving(shared, sqlite_store) as (second, _):
+        asked = await first.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
+        nonce = asked.headers["dpop-nonce"]
+        answered = await second.get(
+            "/api/me", headers=dpop(token, client.proof("GET", ME, token, nonce=nonce))
+        )
+    assert answered.status_code == 200, answered.text
+
+
+async def test_without_a_store_each_process_has_nonces_of_its_own(issuer: LocalIssuer) -> None:
+    client = DpopClient()
+    token = bound_token(issuer, client)
+    async with (
+        serving(settings(issuer, dpop_nonce=True)) as (first, _),
+        serving(settings(issuer, dpop_nonce=True)) as (second, _),
+    ):
+        nonce = (await first.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))).headers[
+            "dpop-nonce"
+        ]
+        elsewhere = await second.get(
+            "/api/me", headers=dpop(token, client.proof("GET", ME, token, nonce=nonce))
+        )
+    assert elsewhere.status_code == 401
+    assert 'error="use_dpop_nonce"' in challenge(elsewhere)

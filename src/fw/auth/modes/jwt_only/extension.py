@@ -8,6 +8,8 @@ authority arrives in the ``Authorization`` header.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -84,7 +86,7 @@ class JwtOnly:
     def needs_store(self) -> bool:
         return self.jwt.revocation.mode != "off" or self.jwt.admission == "registered"
 
-    def _dpop_gate(self) -> DpopGate | None:
+    async def _dpop_gate(self) -> DpopGate | None:
         """``auth.jwt.dpop``: proofs with any asymmetric algorithm fw knows, a replay record
         shared through the ``auth.backend`` store when one is open, nonces when asked for."""
         if self.jwt.dpop == "off":
@@ -94,14 +96,29 @@ class JwtOnly:
             ProofVerifier(ProofRules(algorithms=tuple(ALGORITHMS))),
             self.protection,
             shared=self._store.ceremonies if self._store is not None else None,
-            nonces=NonceIssuer() if self.jwt.dpop_nonce else None,
+            nonces=NonceIssuer(await self._nonce_key()) if self.jwt.dpop_nonce else None,
         )
+
+    async def _nonce_key(self) -> bytes | None:
+        """The DPoP nonce key every process sharing the ``auth.backend`` store agrees on (derived
+        from the store's shared key, never that key itself); ``None`` (a key of this process's
+        own) without a store."""
+        if self._store is None:
+            return None
+        try:
+            shared = await self._store.sessions().shared_key()
+        except StoreUnavailable as failure:
+            raise StartupError(
+                "auth.jwt.dpop_nonce", True, f"the auth.backend store cannot share the nonce key: {failure}"
+            ) from None
+        return hmac.new(shared, b"fw:dpop-nonce", hashlib.sha256).digest()
 
     async def startup(self) -> None:
         """Fetch the issuer's keys and open the store; any failure refuses the start, cleanly."""
         try:
             keys = await self._load_keys()
             check = await self._open_store() if self.needs_store else None
+            gate = await self._dpop_gate()
         except BaseException:
             await self.shutdown()
             raise
@@ -120,7 +137,7 @@ class JwtOnly:
             admission=build_admission(jwt, self._store.allowlist if self._store else None),
             revocation=check,
             protection=self.protection,
-            dpop=self._dpop_gate(),
+            dpop=gate,
         )
 
     async def _load_keys(self) -> JwksCache:
@@ -152,6 +169,8 @@ class JwtOnly:
             kinds.append("allowlist")
         if jwt.dpop != "off":
             kinds.append("ceremonies")  # each DPoP proof's jti, taken once across processes
+        if jwt.dpop_nonce:
+            kinds.append("sessions")  # where the key every process derives its nonces from lives
         self._store = store = await open_auth_store(self.auth.backend, self.rdb_dsn, kinds)
         check = None
         if jwt.revocation.mode != "off":
