@@ -131,7 +131,9 @@ def test_the_lowest_layers_know_nothing_about_auth_or_the_app(layer: str) -> Non
     assert sorted(n for n in reached if n.startswith(("fw.auth", "fw.app", "fw.settings"))) == []
 
 
-@pytest.mark.parametrize("protocol", ["fw.auth.tokens", "fw.auth.jwt", "fw.auth.oidc", "fw.auth.oauth"])
+@pytest.mark.parametrize(
+    "protocol", ["fw.auth.tokens", "fw.auth.jwt", "fw.auth.oidc", "fw.auth.oauth", "fw.auth.dpop"]
+)
 def test_protocol_code_knows_nothing_about_the_app_or_configuration(protocol: str) -> None:
     if protocol not in _modules():
         pytest.skip(f"{protocol} is not a package of this fw")

@@ -23,6 +23,7 @@ from fw.configuration import (
 )
 from fw.errors import ConfigError, GenerationError, StartupError
 from fw.extension import register_extension as _register_extension
+from fw.extension import register_openapi_security as _register_openapi_security
 from fw.markers import (
     arg,
     check,
@@ -48,9 +49,11 @@ from fw.problems import BindError, FieldError, Problem, bad_request, field, vali
 # --- auth pillar exports; authentication is composed into every App at start ---
 # isort: split
 from fw.auth.caller import request_authentication
+from fw.auth.openapi import security as _auth_security
 from fw.auth.plugin import extension as _auth_extension
 
 _register_extension(_auth_extension)
+_register_openapi_security(_auth_security)
 
 __all__ = [
     "App",

@@ -113,6 +113,7 @@ def _build_3(v: Any) -> Any:
             allow_global_logout_request=v['auth.oidc.allow_global_logout_request'],
             allow_loopback_http=v['auth.oidc.allow_loopback_http'],
             provider_logout=v['auth.oidc.provider_logout'],
+            backchannel_logout_path=v['auth.oidc.backchannel_logout_path'],
         ),
         oauth=_m0.OauthSettings(
             provider=v['auth.oauth.provider'],
@@ -157,6 +158,8 @@ def _build_3(v: Any) -> Any:
                 max_propagation_delay=v['auth.jwt.revocation.max_propagation_delay'],
             ),
             allow_loopback_http=v['auth.jwt.allow_loopback_http'],
+            dpop=v['auth.jwt.dpop'],
+            dpop_nonce=v['auth.jwt.dpop_nonce'],
         ),
         passkey=_m0.Passkey(
             path=v['auth.passkey.path'],
@@ -252,7 +255,7 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:AuthSettings': Loader(
         type_name='fw.settings:AuthSettings',
-        fingerprint='0f2985719233af535e41',
+        fingerprint='95552bc2ae713ddd2af9',
         classes=_classes_3,
         build=_build_3,
         prefix='auth',
@@ -286,6 +289,7 @@ LOADERS: dict[str, Loader] = {
             Field(key='auth.oidc.allow_global_logout_request', kind='bool', table='auth.oidc', default=False, env='AUTH_OIDC_ALLOW_GLOBAL_LOGOUT_REQUEST', opts=('--auth-oidc-allow_global_logout_request',), dependon=('auth.enabled',), help='Lets a logout form escalate to global'),
             Field(key='auth.oidc.allow_loopback_http', kind='bool', table='auth.oidc', default=False, env='AUTH_OIDC_ALLOW_LOOPBACK_HTTP', opts=('--auth-oidc-allow_loopback_http',), dependon=('auth.enabled',), help='Permits an http loopback issuer in development'),
             Field(key='auth.oidc.provider_logout', kind='bool', table='auth.oidc', default=False, env='AUTH_OIDC_PROVIDER_LOGOUT', opts=('--auth-oidc-provider_logout',), dependon=('auth.enabled',), help='Removed: use logout_scope'),
+            Field(key='auth.oidc.backchannel_logout_path', kind='str', table='auth.oidc', env='AUTH_OIDC_BACKCHANNEL_LOGOUT_PATH', opts=('--auth-oidc-backchannel_logout_path',), dependon=('auth.enabled',), help="Path receiving the provider's back-channel logout tokens (empty: off)"),
             Field(key='auth.oauth.provider', kind='str', table='auth.oauth', env='AUTH_OAUTH_PROVIDER', opts=('--auth-oauth-provider',), dependon=('auth.enabled',), help='The provider to sign in with (required): x', choices=('', 'x')),
             Field(key='auth.oauth.client_id', kind='str', table='auth.oauth', env='AUTH_OAUTH_CLIENT_ID', opts=('--auth-oauth-client_id',), dependon=('auth.enabled',), help='Client identifier registered at the provider'),
             Field(key='auth.oauth.client_secret', kind='str', table='auth.oauth', env='AUTH_OAUTH_CLIENT_SECRET', opts=('--auth-oauth-client_secret',), secret='mask', dependon=('auth.enabled',), help='Client secret registered at the provider'),
@@ -320,6 +324,8 @@ LOADERS: dict[str, Loader] = {
             Field(key='auth.jwt.revocation.on_unavailable', kind='str', table='auth.jwt.revocation', default='refuse', env='AUTH_JWT_REVOCATION_ON_UNAVAILABLE', opts=('--auth-jwt-revocation-on_unavailable',), dependon=('auth.enabled',), help='refuse (503 while the store is down) or admit', choices=('refuse', 'admit')),
             Field(key='auth.jwt.revocation.max_propagation_delay', kind='duration', table='auth.jwt.revocation', default=datetime.timedelta(microseconds=0), env='AUTH_JWT_REVOCATION_MAX_PROPAGATION_DELAY', opts=('--auth-jwt-revocation-max_propagation_delay',), dependon=('auth.enabled',), help='How long a revoked token may still pass; 0s reads the store on every request'),
             Field(key='auth.jwt.allow_loopback_http', kind='bool', table='auth.jwt', default=False, env='AUTH_JWT_ALLOW_LOOPBACK_HTTP', opts=('--auth-jwt-allow_loopback_http',), dependon=('auth.enabled',), help='Permits an http loopback issuer in development'),
+            Field(key='auth.jwt.dpop', kind='str', table='auth.jwt', default='off', env='AUTH_JWT_DPOP', opts=('--auth-jwt-dpop',), dependon=('auth.enabled',), help='Sender-constrained tokens (RFC 9449): off, allowed or required', choices=('off', 'allowed', 'required')),
+            Field(key='auth.jwt.dpop_nonce', kind='bool', table='auth.jwt', default=False, env='AUTH_JWT_DPOP_NONCE', opts=('--auth-jwt-dpop_nonce',), dependon=('auth.enabled',), help='Require a server-issued DPoP-Nonce in every proof'),
             Field(key='auth.passkey.path', kind='str', table='auth.passkey', default='/auth/passkey', env='AUTH_PASSKEY_PATH', opts=('--auth-passkey-path',), dependon=('auth.enabled',), help='Where the passkey ceremonies are mounted'),
             Field(key='auth.passkey.rp_id', kind='str', table='auth.passkey', env='AUTH_PASSKEY_RP_ID', opts=('--auth-passkey-rp_id',), dependon=('auth.enabled',), help='Relying-party ID: a domain (example.com, localhost), never an IP address; required'),
             Field(key='auth.passkey.rp_name', kind='str', table='auth.passkey', env='AUTH_PASSKEY_RP_NAME', opts=('--auth-passkey-rp_name',), dependon=('auth.enabled',), help='The service name authenticators show; required'),

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import fw.configuration as _config
 from fw.binding.docs_route import DocsMode, check_docs, docs_mode
 from fw.errors import ConfigError, StartupError
-from fw.extension import Extension, build_extensions
+from fw.extension import Extension, build_extensions, openapi_security
 from fw.problems import Problem, problem_from
 from fw.routing import Pattern, parse_pattern
 from fw.server_checks import check_server
@@ -131,7 +131,7 @@ class App:
                         name=entry.name,
                     )
                 )
-            routes.extend(openapi_routes(self))
+            routes.extend(openapi_routes(self, openapi_security(self)))
             server = _config.config(ServerSettings)
             title = api_info(entry.handler for entry in self.entries)["title"]
             routes.extend(docs_routes(self._docs_mode(server), title))

@@ -8,8 +8,9 @@ needs nothing from the App but this protocol.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
@@ -29,6 +30,43 @@ class Extension(Protocol):
     async def startup(self) -> None: ...
 
     async def shutdown(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class OpenApiSecurity:
+    """How a pillar secures the App's operations, as the OpenAPI document declares it.
+
+    A pillar that guards requests registers a provider with :func:`register_openapi_security`;
+    the App hands what they describe to the document, which applies ``requirement`` and documents
+    ``responses`` on exactly the operations whose path ``protects`` (a concrete path, wildcards
+    filled in) and declares ``schemes`` under ``components.securitySchemes``.
+    """
+
+    schemes: Mapping[str, dict[str, Any]]
+    #: The operation's ``security`` value: alternatives, each naming schemes of ``schemes``.
+    requirement: Sequence[Mapping[str, Sequence[str]]]
+    protects: Callable[[str], bool]
+    #: Status code -> description, documented on every protected operation of a method
+    #: (lower-case: ``get``, ``post``...); a 3xx is documented as a redirect, others as problems.
+    responses: Callable[[str], Mapping[str, str]] = field(default=lambda method: {})
+
+
+#: Describes a pillar's guard for one App from the parsed configuration; ``None`` while it is off.
+SecurityProvider = Callable[[object], "OpenApiSecurity | None"]
+
+_security_providers: list[SecurityProvider] = []
+
+
+def register_openapi_security(provider: SecurityProvider) -> SecurityProvider:
+    """Let ``provider`` describe its pillar's guard in every App's OpenAPI document (once)."""
+    if provider not in _security_providers:
+        _security_providers.append(provider)
+    return provider
+
+
+def openapi_security(app: object) -> list[OpenApiSecurity]:
+    """What the registered providers describe for ``app``, in registration order."""
+    return [found for provider in _security_providers if (found := provider(app)) is not None]
 
 
 #: Builds a pillar's extension for one App (passed as an opaque handle, so pillars can scope

@@ -134,6 +134,8 @@ class OidcSettings:
     allow_loopback_http: Annotated[bool, default("false")]
     #: Removed: use logout_scope.
     provider_logout: Annotated[bool, default("false")]
+    #: Path receiving the provider's back-channel logout tokens (empty: off).
+    backchannel_logout_path: str
 
 
 @dataclass
@@ -207,6 +209,10 @@ class JwtSettings:
     revocation: Revocation
     #: Permits an http loopback issuer in development.
     allow_loopback_http: Annotated[bool, default("false")]
+    #: Sender-constrained tokens (RFC 9449): off, allowed or required.
+    dpop: Annotated[Literal["off", "allowed", "required"], default("off")]
+    #: Require a server-issued DPoP-Nonce in every proof.
+    dpop_nonce: Annotated[bool, default("false")]
 
 
 @dataclass

@@ -53,6 +53,8 @@ def jwt_settings(issuer: str, **overrides: Any) -> JwtSettings:
         registered_claims="",
         revocation=revocation,
         allow_loopback_http=issuer.startswith("http://"),
+        dpop="off",
+        dpop_nonce=False,
     )
     return replace(base, **overrides)
 
@@ -99,6 +101,7 @@ def auth_settings(
             allow_global_logout_request=False,
             allow_loopback_http=False,
             provider_logout=False,
+            backchannel_logout_path="",
         ),
         oauth=OauthSettings(
             provider="",

@@ -134,13 +134,14 @@ async def test_framework_then_application_revisions_are_applied_each_in_its_own_
     lines = await upgrade(empty_store, application=chain)
     tables, versions, columns = await _state(empty_store)
     assert {"fw_revocations", "fw_allowlist", "fw_accounts", "shop_orders"} <= tables
-    assert versions == {VERSION_TABLE: {"fw_0003"}, APP_VERSION_TABLE: {"shop_0002"}}
+    assert versions == {VERSION_TABLE: {"fw_0004"}, APP_VERSION_TABLE: {"shop_0002"}}
     assert {"id", "account_id", "total"} <= columns
     applied = [line for line in lines if line.startswith("applied")]
     assert [line.split(":")[0] for line in applied] == [
         "applied fw_0001",
         "applied fw_0002",
         "applied fw_0003",
+        "applied fw_0004",
         "applied shop_0001",
         "applied shop_0002",
     ]
@@ -189,7 +190,7 @@ async def test_application_revision_ids_never_collide_with_the_framework_chain(
     await upgrade(empty_store, application=application_chain(_project(tmp_path)))
     tables, versions, _ = await _state(empty_store)
     assert {"fw_revocations", "fw_sessions", "shop_a", "shop_b"} <= tables
-    assert versions == {VERSION_TABLE: {"fw_0003"}, APP_VERSION_TABLE: {"fw_0002"}}
+    assert versions == {VERSION_TABLE: {"fw_0004"}, APP_VERSION_TABLE: {"fw_0002"}}
 
 
 async def test_a_failing_application_revision_names_the_setting_and_keeps_the_framework_tables(
@@ -207,7 +208,7 @@ async def test_a_failing_application_revision_names_the_setting_and_keeps_the_fr
     assert refused.value.key == "tool.fw.migrations"
     assert "application migrations could not be applied" in str(refused.value)
     tables, versions, _ = await _state(empty_store)
-    assert versions.get(VERSION_TABLE) == {"fw_0003"}
+    assert versions.get(VERSION_TABLE) == {"fw_0004"}
     assert not versions.get(APP_VERSION_TABLE)
     assert "shop_x" not in tables  # transactional DDL on both databases: nothing left behind
 

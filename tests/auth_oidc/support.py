@@ -11,14 +11,19 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import time
+import uuid
 from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
 from backends import StoreBackend
+from joserfc import jwt
+from joserfc.jwk import RSAKey
 
 import fw
 from fw.auth.modes.oidc_only import OidcOnly
+from fw.auth.oidc.backchannel import BACKCHANNEL_EVENT
 from fw.configuration.duration import format_duration
 from fw.testing import BrowserClient, TestIdentityProvider, configured
 
@@ -181,3 +186,30 @@ def open_browser(
         app = make_app()
         with BrowserClient(app, provider, base_url=base_url) as client:
             yield client, login_extension(app)
+
+
+def logout_token(
+    idp: TestIdentityProvider,
+    *,
+    claims: dict[str, Any] | None = None,
+    header: dict[str, Any] | None = None,
+    key: RSAKey | None = None,
+) -> str:
+    """A logout token for ``alice`` from ``idp``; ``claims``/``header`` entries ``None`` are removed."""
+    signing = key or idp.running.provider.key
+    now = int(time.time())
+    body: dict[str, Any] = {
+        "iss": idp.issuer,
+        "aud": idp.client_id,
+        "iat": now,
+        "exp": now + 120,
+        "jti": uuid.uuid4().hex,
+        "sub": "alice",
+        "events": {BACKCHANNEL_EVENT: {}},
+    }
+    body.update(claims or {})
+    head: dict[str, Any] = {"alg": "RS256", "kid": signing.kid, "typ": "logout+jwt"}
+    head.update(header or {})
+    body = {k: v for k, v in body.items() if v is not None}
+    head = {k: v for k, v in head.items() if v is not None}
+    return jwt.encode(head, body, signing, algorithms=[str(head["alg"])])

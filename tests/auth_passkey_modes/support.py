@@ -57,6 +57,7 @@ def oidc_passkey_toml(issuer: str, client_id: str, dsn: str, **auth: Any) -> str
         "issuer": issuer,
         "client_id": client_id,
         "allow_loopback_http": issuer.startswith("http://"),
+        **table.get("oidc", {}),
     }
     return to_toml(
         {"auth": table, "session": {"enabled": True, "backend": "rdb"}, "middleware": {"rdb": {"dsn": dsn}}}

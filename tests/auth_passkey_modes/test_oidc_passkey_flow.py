@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import time
 
+from auth_oidc.support import logout_token
+
 import fw
-from auth_passkey_modes.support import oidc_passkey
+from auth_passkey_modes.support import another_browser, oidc_passkey
 from fw.auth.browser.user import User
 from fw.testing import TestIdentityProvider
 
@@ -97,3 +99,19 @@ def test_bootstrap_credentials_are_refused_outside_passkey_only(idp: TestIdentit
 def test_the_user_principal_says_how_the_session_was_proved() -> None:
     assert User("a", "", "", "i", "k").method == "oidc"
     assert User("a", "", "", "passkey", "a", method="passkey").method == "passkey"
+
+
+def test_back_channel_logout_ends_a_provider_session_and_spares_a_passkey_one(
+    idp: TestIdentityProvider, dsn: str
+) -> None:
+    path = "/auth/backchannel-logout"
+    with oidc_passkey(idp, dsn, oidc={"backchannel_logout_path": path}) as (browser, client):
+        client.login("alice")  # this browser's session comes from the provider
+        options = browser.begin_registration()
+        assert browser.post("/register/finish", browser.authenticator.create(options)).status_code == 200
+        phone = another_browser(browser)
+        assert phone.login().status_code == 200  # that one's from the passkey
+        assert browser.me()["signed_in"] is True and phone.me()["signed_in"] is True
+        assert client.post(path, data={"logout_token": logout_token(idp)}).status_code == 200
+        assert browser.me() == {"signed_in": False}
+        assert phone.me()["signed_in"] is True

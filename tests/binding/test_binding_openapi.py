@@ -22,10 +22,29 @@ def test_the_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
     validate(document)
 
 
-def test_only_routes_whose_handler_calls_parse_are_documented(document: dict[str, Any]) -> None:
-    assert "/untyped" not in document["paths"]
+def test_every_route_is_documented_and_a_bound_one_with_its_own_method_only(document: dict[str, Any]) -> None:
     assert "/sources/{id}" in document["paths"]
     assert set(document["paths"]["/sources/{id}"]) == {"post"}
+    assert set(document["paths"]["/untyped"]) == {"get"}
+
+
+def test_an_unbound_route_documents_its_path_parameters_and_responses(document: dict[str, Any]) -> None:
+    assert document["paths"]["/untyped"]["get"] == {
+        "responses": {"200": {"description": "OK"}},
+        "operationId": "untyped",
+    }
+    operation = document["paths"]["/untyped/{item}/notes/{rest}"]["delete"]
+    assert operation["parameters"] == [
+        {"name": "item", "in": "path", "required": True, "schema": {"type": "string"}},
+        {"name": "rest", "in": "path", "required": True, "schema": {"type": "string"}},
+    ]
+    assert "requestBody" not in operation and set(operation["responses"]) == {"200"}
+    assert operation["operationId"] == "untyped_with_wildcards"
+
+
+def test_without_authentication_no_operation_carries_security(document: dict[str, Any]) -> None:
+    assert "securitySchemes" not in document["components"]
+    assert not [op for ops in document["paths"].values() for op in ops.values() if "security" in op]
 
 
 def test_a_pattern_without_method_documents_every_method_and_rest_wildcards(document: dict[str, Any]) -> None:

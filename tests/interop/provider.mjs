@@ -27,6 +27,9 @@
 //   ttl           oidc-provider `ttl` overrides (seconds)
 //   pkceRequired  boolean; default true (PKCE required for every authorization code flow)
 //
+// Back-channel logout: enable it with "features": {"backchannelLogout": {"enabled": true}} and a
+// client "backchannel_logout_uri"; outgoing requests may reach loopback (the apps under test).
+//
 // The signing key is generated at start (RS256), so keys never live in the repository.
 
 import { generateKeyPairSync } from 'node:crypto';
@@ -95,6 +98,9 @@ const provider = new Provider(issuer, {
   },
   pkce: { required: () => options.pkceRequired !== false },
   ttl: { ClientCredentials: 300, ...(options.ttl || {}) },
+  // oidc-provider refuses outgoing requests to special-use addresses (SSRF protection); the
+  // apps under test listen on loopback, so back-channel logout deliveries must reach 127.0.0.1.
+  fetch: (url, { dispatcher: _ssrfGuard, ...options }) => globalThis.fetch(url, options),
   findAccount: async (_ctx, sub) => ({
     accountId: sub,
     claims: async () => ({ sub, ...(accounts[sub] || {}) }),
@@ -102,6 +108,10 @@ const provider = new Provider(issuer, {
 });
 
 server.on('request', provider.callback());
+// Back-channel logout deliveries that failed are reported on stderr (tests keep it for a failure).
+provider.on('backchannel.error', (_ctx, err, client) => {
+  process.stderr.write(`backchannel logout to ${client.clientId} failed: ${err.message}\n`);
+});
 process.stdout.write(`${JSON.stringify({ issuer, port })}\n`);
 
 const stop = () => server.close(() => process.exit(0));

@@ -58,6 +58,40 @@ async def test_every_session_of_an_account_is_destroyed_at_once(backend: Backend
     assert await sessions.delete_account(account) == 0
 
 
+async def test_every_session_carrying_a_mark_is_destroyed_at_once(backend: Backend) -> None:
+    sessions, mark, other_mark = backend.sessions, unique("sid"), unique("sid")
+    marked = [
+        await sessions.save({**RECORD, "marks": [mark, unique("sub")]}, time.time() + 60) for _ in range(2)
+    ]
+    other = await sessions.save({**RECORD, "marks": [other_mark]}, time.time() + 60)
+    unmarked = await sessions.save(dict(RECORD), time.time() + 60)
+    destroyed = await sessions.delete_marked(mark)
+    if not backend.recalls_sessions:
+        assert destroyed == 0  # nothing server-side: browser modes refuse back-channel logout here
+        return
+    assert destroyed == 2
+    assert [await sessions.load(value) for value in marked] == [None, None]
+    assert await sessions.load(other) is not None
+    assert await sessions.load(unmarked) is not None
+    assert await sessions.delete_marked(mark) == 0
+
+
+async def test_a_mark_still_finds_a_session_after_it_was_updated(recalling_backend: Backend) -> None:
+    sessions, mark = recalling_backend.sessions, unique("sid")
+    value = await sessions.save({**RECORD, "marks": [mark]}, time.time() + 60)
+    value = await sessions.update(value, {**RECORD, "marks": [mark], "display_name": "B"}, time.time() + 120)
+    assert await sessions.delete_marked(mark) == 1
+    assert await sessions.load(value) is None
+
+
+async def test_a_mark_reaches_sessions_saved_by_another_process(recalling_backend: Backend) -> None:
+    mark = unique("sid")
+    value = await recalling_backend.sessions.save({**RECORD, "marks": [mark]}, time.time() + 60)
+    another = recalling_backend.reopen_sessions()  # closed with the backend, as above
+    assert await another.delete_marked(mark) == 1
+    assert await recalling_backend.sessions.load(value) is None
+
+
 async def test_every_process_gets_the_same_32_byte_shared_key(backend: Backend) -> None:
     first = await backend.sessions.shared_key()
     assert len(first) == 32

@@ -53,6 +53,7 @@ SESSION_CALLS: dict[str, Callable[[SessionStore], Awaitable[Any]]] = {
     "update": lambda s: s.update("A" * 43, {"account_id": "a"}, NOW.timestamp() + 60),
     "delete": lambda s: s.delete("A" * 43),
     "delete_account": lambda s: s.delete_account("a"),
+    "delete_marked": lambda s: s.delete_marked("m" * 64),
     "shared_key": lambda s: s.shared_key(),
 }
 

@@ -2,7 +2,10 @@
 
 ``fw generate`` records, per handler that calls ``fw.parse``, the operation's parameters and body
 schema; here they are matched to ``app.entries`` (pattern and method come from the route), so
-the document always describes the routes the App actually serves.
+the document always describes the routes the App actually serves. A route whose handler binds
+nothing is listed too, with its path parameters and responses. Security comes from the running
+extensions (:class:`fw.extension.OpenApiSecurity`): each declares its schemes and which paths it
+protects, so ``/openapi.json`` follows the configuration the App started with.
 """
 
 from __future__ import annotations
@@ -18,12 +21,22 @@ from starlette.routing import BaseRoute, Route
 
 import fw.binding.registry as registry
 from fw.binding.info import api_info
+from fw.extension import OpenApiSecurity
 from fw.routing import Pattern
 
 OPENAPI_PATH = "/openapi.json"
 _BODYLESS = {"get", "head", "delete", "options"}
 _ANY_METHOD = ("get", "post", "put", "patch", "delete")
 _WILDCARD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\.\.\.)?\}")
+#: What an unbound route documents: no parameters of its own beyond the path, no body.
+_UNBOUND: dict[str, Any] = {
+    "parameters": [],
+    "input_parameters": [],
+    "body": None,
+    "deprecated": False,
+    "validation": False,
+    "rejects": False,
+}
 _PROBLEM = {
     "type": "object",
     "properties": {
@@ -139,16 +152,44 @@ def _rename_refs(node: Any, names: dict[str, str]) -> Any:
     return node
 
 
+def _path_name(method: str, path: str) -> str:
+    """An operation ID for a handler with no importable name (a callable object, a partial)."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", f"{method}_{path}").strip("_")
+
+
+def concrete_path(path: str) -> str:
+    """A request path the route pattern ``path`` matches, each wildcard filled with one segment
+    (what a path-based guard is asked about the whole route)."""
+    return _WILDCARD.sub("x", path.replace("{$}", ""))
+
+
+def _secure(operation: dict[str, Any], method: str, path: str, security: Sequence[OpenApiSecurity]) -> None:
+    """Apply the first guard that protects ``path``: its requirement and its responses."""
+    for guard in security:
+        if guard.protects(concrete_path(path)):
+            operation["security"] = [dict(alternative) for alternative in guard.requirement]
+            for status, description in guard.responses(method).items():
+                answer = _redirect(description) if status.startswith("3") else _problem_response(description)
+                operation["responses"].setdefault(status, answer)
+            return
+
+
+def _redirect(description: str) -> dict[str, Any]:
+    return {"description": description, "headers": {"Location": {"schema": {"type": "string"}}}}
+
+
 def build_document(
     app: RoutedApp,
     info: Mapping[str, str] | None = None,
     pieces: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
+    security: Sequence[OpenApiSecurity] = (),
 ) -> dict[str, Any]:
-    """The OpenAPI 3.1 document for ``app``'s routes whose handlers call ``fw.parse``.
+    """The OpenAPI 3.1 document for every one of ``app``'s routes.
 
     ``info`` is the project's title, version and description by default (:mod:`fw.binding.info`).
     ``pieces`` (operations, schemas) are the generator's own, when it writes the document
     before the new binder modules exist; by default the pieces the imported binders registered.
+    ``security`` is what the running extensions guard (none: the document of the defaults).
     """
     operations: Mapping[str, Any]
     known_schemas: Mapping[str, Any]
@@ -161,19 +202,24 @@ def build_document(
     else:
         operations, known_schemas = pieces
     paths: dict[str, dict[str, Any]] = {}
+    operation_ids: set[str] = set()
     for entry in app.entries:
         key = _handler_key(entry.handler)
-        if key is None:
-            continue
-        piece = operations.get(f"{registry.module_name(key[0])}:{key[1]}")
-        if piece is None:
-            continue
+        found = operations.get(f"{registry.module_name(key[0])}:{key[1]}") if key is not None else None
+        piece = found if found is not None else _UNBOUND
         path = _WILDCARD.sub(r"{\1}", entry.pattern.path.replace("{$}", ""))
         methods = [entry.pattern.method.lower()] if entry.pattern.method else list(_ANY_METHOD)
         for method in methods:
             operation = _operation(copy.deepcopy(piece), method, entry.pattern.wildcards)
-            name = entry.name or key[1].replace(".<locals>.", "_")
-            operation["operationId"] = name if len(methods) == 1 else f"{name}_{method}"
+            _secure(operation, method, entry.pattern.path, security)
+            name = entry.name or (
+                key[1].replace(".<locals>.", "_") if key is not None else _path_name(method, path)
+            )
+            operation_id = name if len(methods) == 1 else f"{name}_{method}"
+            if operation_id in operation_ids:  # one handler behind several routes: IDs stay unique
+                operation_id = f"{operation_id}_{_path_name(method, path)}"
+            operation_ids.add(operation_id)
+            operation["operationId"] = operation_id
             paths.setdefault(path, {})[method] = operation
     used: set[str] = set()
     _collect_refs(paths, used)
@@ -195,15 +241,19 @@ def build_document(
         taken.add(short[name])
     components = {short[name]: _rename_refs(schema, short) for name, schema in schemas.items()}
     components["Problem"] = _PROBLEM
+    declared: dict[str, Any] = {"schemas": components}
+    schemes = {name: dict(scheme) for guard in security for name, scheme in guard.schemes.items()}
+    if schemes:
+        declared["securitySchemes"] = schemes
     return {
         "openapi": "3.1.0",
         "info": dict(info) if info is not None else api_info(entry.handler for entry in app.entries),
         "paths": _rename_refs(paths, short),
-        "components": {"schemas": components},
+        "components": declared,
     }
 
 
-def openapi_routes(app: RoutedApp) -> list[BaseRoute]:
+def openapi_routes(app: RoutedApp, security: Sequence[OpenApiSecurity] = ()) -> list[BaseRoute]:
     """The ``GET /openapi.json`` route; the document is assembled and encoded once, on first request.
 
     Called when the App is built, it also imports the generated binders next to every handler,
@@ -218,7 +268,7 @@ def openapi_routes(app: RoutedApp) -> list[BaseRoute]:
 
     async def openapi(request: Request) -> Response:
         if not encoded:
-            encoded.append(bytes(JSONResponse(build_document(app)).body))
+            encoded.append(bytes(JSONResponse(build_document(app, security=security)).body))
         return Response(encoded[0], media_type="application/json")
 
     return [Route(OPENAPI_PATH, openapi, methods=["GET"], name="openapi")]

@@ -37,7 +37,7 @@ from fw.configuration.removed import register_removed_key
 
 
 def doctor_report() -> list[str]:
-    """Configuration findings for ``fw doctor``: lines starting ``error:`` or ``warning:``."""
+    """Configuration findings for ``fw doctor``: lines starting ``error:``, ``warning:`` or ``note:``."""
     return [advisory.line() for advisory in advisories()]
 
 

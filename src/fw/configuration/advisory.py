@@ -18,7 +18,8 @@ from typing import Any, Literal
 class Advisory:
     """One finding: its level, the key it is about, and the sentence explaining it."""
 
-    level: Literal["error", "warning"]
+    #: ``note`` reports a fact to act on outside fw (a URL to register), never a problem.
+    level: Literal["error", "warning", "note"]
     key: str
     msg: str
 

@@ -129,7 +129,7 @@ def write_tree(
     console = Console(file=out, soft_wrap=True)
     console.print(root)
     for advisory in advisories:
-        style = "bold red" if advisory.level == "error" else "yellow"
+        style = {"error": "bold red", "warning": "yellow"}.get(advisory.level, "cyan")
         console.print(f"[{style}]{advisory.level}:[/{style}] {_safe(advisory.msg)}", highlight=False)
 
 

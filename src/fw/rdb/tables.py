@@ -64,6 +64,19 @@ SESSIONS = Table(
     Index("fw_sessions_account_id", "account_id"),
 )
 
+#: What a session can be found by besides its token: opaque marks (digests of the provider's
+#: session ID or subject) written at sign-in, so a back-channel logout reaches every session of
+#: one provider session. A row outliving its session is harmless and purged with the sessions.
+SESSION_MARKS = Table(
+    "fw_session_marks",
+    METADATA,
+    Column("mark", String(64), nullable=False),
+    Column("token_hash", String(64), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("mark", "token_hash", name="fw_session_marks_pk"),
+    Index("fw_session_marks_expires_at", "expires_at"),
+)
+
 #: fw's own accounts, linked by (issuer, identity-claim value), never by e-mail.
 ACCOUNTS = Table(
     "fw_accounts",

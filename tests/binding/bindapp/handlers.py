@@ -131,6 +131,11 @@ async def untyped(request: fw.Request) -> fw.Response:
     return fw.JSONResponse({"ok": True})
 
 
+@app.route("DELETE /untyped/{item}/notes/{rest...}")
+async def untyped_with_wildcards(request: fw.Request) -> fw.Response:
+    return fw.Response(status_code=204)
+
+
 async def generic(cls: type[Any], request: fw.Request) -> Any:
     """A generic wrapper: the generator cannot know ``cls``, so no binder exists for it."""
     return await fw.parse(cls, request)

@@ -43,6 +43,8 @@ class SessionSummary:
     confirmed_at: int | None = None
     #: The one-use grant a zero-width step-up left (see :mod:`fw.auth.assurance.grants`).
     grant: str = ""
+    #: What a back-channel logout finds this session by (:mod:`fw.auth.sessions.marks`).
+    marks: tuple[str, ...] = ()
 
     def to_record(self) -> Record:
         # The oauth_only fields are written only when set: other modes' records stay as they were.
@@ -58,6 +60,7 @@ class SessionSummary:
             **profile,
             **({"confirmed_at": self.confirmed_at} if self.confirmed_at is not None else {}),
             **({"grant": self.grant} if self.grant else {}),
+            **({"marks": list(self.marks)} if self.marks else {}),
         }
 
     @classmethod
@@ -79,9 +82,15 @@ class SessionSummary:
                 avatar_url=str(record.get("avatar_url", "")),
                 confirmed_at=confirmed_at if isinstance(confirmed_at, int) else None,
                 grant=str(record.get("grant", "")),
+                marks=_marks_of(record),
             )
         except (KeyError, TypeError, ValueError):
             return None
+
+
+def _marks_of(record: Record) -> tuple[str, ...]:
+    marks = record.get("marks")
+    return tuple(m for m in marks if isinstance(m, str)) if isinstance(marks, list) else ()
 
 
 @dataclass
@@ -170,6 +179,10 @@ class Sessions:
 
     async def end(self, value: str) -> None:
         await self.store.delete(value)
+
+    async def end_marked(self, mark: str) -> int:
+        """End every session carrying ``mark``, in every process sharing the store."""
+        return await self.store.delete_marked(mark)
 
 
 #: Where the session middleware leaves the resumed session, for endpoints that note something in it.

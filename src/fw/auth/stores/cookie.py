@@ -79,6 +79,11 @@ class CookieSessions:
         """Nothing is kept server-side, so no copy can be recalled: the account re-read ends them."""
         return 0
 
+    async def delete_marked(self, mark: str) -> int:
+        """Nothing is kept server-side; back-channel logout refuses this backend at startup."""
+        del mark
+        return 0
+
     async def shared_key(self) -> bytes:
         """Every process has the same configured secret; callers derive their own subkey from it."""
         return self._key

@@ -59,7 +59,14 @@ from fw.auth.stores.records import (
     RevocationKind,
     StoredAccount,
 )
-from fw.auth.stores.tokens import SHARED_KEY_ID, Record, new_token, token_digest, well_formed
+from fw.auth.stores.tokens import (
+    SHARED_KEY_ID,
+    Record,
+    new_token,
+    session_marks,
+    token_digest,
+    well_formed,
+)
 from fw.errors import StartupError
 from fw.settings import DynamoSettings
 
@@ -503,7 +510,8 @@ class DynamoRevocations:
 
 
 class DynamoSessions:
-    """``session|<token digest>`` items, each listed under ``sessions-of|<account>``."""
+    """``session|<token digest>`` items, each listed under ``sessions-of|<account>`` and under
+    ``sessions-marked|<mark>`` for each of its marks (index items expire with their session)."""
 
     name = "dynamo"
 
@@ -518,6 +526,10 @@ class DynamoSessions:
     @staticmethod
     def _listed(account_id: str, digest: str) -> Item:
         return _pk(_key("sessions-of", account_id), digest)
+
+    @staticmethod
+    def _marked(mark: str, digest: str) -> Item:
+        return _pk(_key("sessions-marked", mark), digest)
 
     async def _write(self, token: str, record: Record, expires_at: float, *, new: bool) -> None:
         digest = token_digest(token)
@@ -539,6 +551,9 @@ class DynamoSessions:
         if account_id:
             listed = {**self._listed(account_id, digest), TTL_ATTRIBUTE: data[TTL_ATTRIBUTE]}
             writes.append({"Put": {"Item": listed}})
+        for mark in sorted(session_marks(record)):
+            marked = {**self._marked(mark, digest), TTL_ATTRIBUTE: data[TTL_ATTRIBUTE]}
+            writes.append({"Put": {"Item": marked}})
         await self.table.transact(*writes)  # an update of a session that is gone changes nothing
 
     async def save(self, record: Record, expires_at: float) -> str:
@@ -574,7 +589,14 @@ class DynamoSessions:
             await self._destroy(token_digest(value))
 
     async def delete_account(self, account_id: str) -> int:
-        listed = await self.table.partition(_key("sessions-of", account_id))
+        return await self._delete_listed(_key("sessions-of", account_id))
+
+    async def delete_marked(self, mark: str) -> int:
+        return await self._delete_listed(_key("sessions-marked", mark))
+
+    async def _delete_listed(self, partition: str) -> int:
+        """Destroy the sessions an index partition lists, then its items."""
+        listed = await self.table.partition(partition)
         gone = await asyncio.gather(*(self._destroy(item["sk"]["S"]) for item in listed))
         for item in listed:  # index items of sessions destroyed one by one earlier
             await self.table.delete(_pk(item["pk"]["S"], item["sk"]["S"]))

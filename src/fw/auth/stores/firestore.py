@@ -55,7 +55,7 @@ from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.fields import credential_fields, credential_from, credential_key
 from fw.auth.stores.firestore_ttl import TTL_KINDS, database_command, ttl_commands
 from fw.auth.stores.records import AccountLink, BootstrapRecord, PasskeyCredential, StoredAccount
-from fw.auth.stores.tokens import Record, new_token, token_digest, well_formed
+from fw.auth.stores.tokens import Record, new_token, session_marks, token_digest, well_formed
 from fw.errors import StartupError
 from fw.settings import FirestoreSettings
 
@@ -378,6 +378,9 @@ class FirestoreSessions:
             "account_id": str(record.get("account_id", "")),
             "expires_at": _when(expires_at),
         }
+        marks = sorted(session_marks(record))
+        if marks:  # an array property: an equality filter matches any of its values
+            values["marks"] = marks
         return self.store.entity(self._key(token), values, ("data",))
 
     async def save(self, record: Record, expires_at: float) -> str:
@@ -409,8 +412,14 @@ class FirestoreSessions:
             await self.store.run(self.store.delete, self._key(value))
 
     async def delete_account(self, account_id: str) -> int:
+        return await self._delete_where("account_id", account_id)
+
+    async def delete_marked(self, mark: str) -> int:
+        return await self._delete_where("marks", mark)
+
+    async def _delete_where(self, name: str, value: str) -> int:
         def work() -> int:
-            keys = self.store.keys_where("FwSession", "account_id", "=", account_id)
+            keys = self.store.keys_where("FwSession", name, "=", value)
             for start in range(0, len(keys), 500):
                 self.store.client.delete_multi(keys[start : start + 500], **self.store.limits)
             return len(keys)

@@ -112,6 +112,17 @@ class SessionStore(Protocol):
         """
         ...
 
+    async def delete_marked(self, mark: str) -> int:
+        """Destroy every session whose record lists ``mark`` in its ``marks``; how many went.
+
+        Marks are short opaque strings (at most 64 characters) a policy writes into a record
+        when it starts the session (:mod:`fw.auth.sessions.marks`: a digest of the provider's
+        session ID or subject), so a back-channel logout can find sessions it holds no cookie of.
+        ``cookie`` keeps nothing server-side and answers 0; browser modes refuse to combine it
+        with back-channel logout.
+        """
+        ...
+
     async def shared_key(self) -> bytes:
         """32 random bytes every app process sharing this backend agrees on (seals login state).
 

@@ -34,7 +34,14 @@ from fw.auth.stores.records import (
     RevocationKind,
     StoredAccount,
 )
-from fw.auth.stores.tokens import SHARED_KEY_ID, Record, new_token, token_digest, well_formed
+from fw.auth.stores.tokens import (
+    SHARED_KEY_ID,
+    Record,
+    new_token,
+    session_marks,
+    token_digest,
+    well_formed,
+)
 from fw.rdb.engine import STORE_ERRORS, create_engine, reader, require_tables
 from fw.rdb.tables import (
     ACCOUNTS,
@@ -43,6 +50,7 @@ from fw.rdb.tables import (
     CEREMONIES,
     PASSKEYS,
     REVOCATIONS,
+    SESSION_MARKS,
     SESSIONS,
     utc,
 )
@@ -53,6 +61,7 @@ TABLES: dict[str, str] = {
     "allowlist": ALLOWLIST.name,
     "revocations": REVOCATIONS.name,
     "sessions": SESSIONS.name,
+    "session_marks": SESSION_MARKS.name,
     "ceremonies": CEREMONIES.name,
     "passkeys": PASSKEYS.name,
     "bootstrap": BOOTSTRAP.name,
@@ -279,6 +288,11 @@ def _when(timestamp: float) -> datetime:
     return datetime.fromtimestamp(timestamp, UTC)
 
 
+def _marks(record: Record) -> list[str]:
+    """The record's ``marks`` (see :meth:`SessionStore.delete_marked`), deduplicated."""
+    return sorted(session_marks(record))
+
+
 class RdbSessions:
     """The ``rdb`` session backend: one row per session in ``fw_sessions``."""
 
@@ -289,8 +303,9 @@ class RdbSessions:
 
     async def save(self, record: Record, expires_at: float) -> str:
         token = new_token()
+        digest = token_digest(token)
         row = {
-            "token_hash": token_digest(token),
+            "token_hash": digest,
             "data": json.dumps(record, separators=(",", ":")),
             "account_id": str(record.get("account_id", "")),
             "expires_at": _when(expires_at),
@@ -298,8 +313,15 @@ class RdbSessions:
         with _answering():
             async with self.engine.begin() as conn:
                 await conn.execute(insert(SESSIONS).values(**row))
+                marks = _marks(record)
+                if marks:
+                    rows = [{"mark": m, "token_hash": digest, "expires_at": row["expires_at"]} for m in marks]
+                    await conn.execute(insert(SESSION_MARKS), rows)
                 if random.random() < _PURGE_CHANCE:
-                    await conn.execute(delete(SESSIONS).where(SESSIONS.c.expires_at < _when(time.time())))
+                    now = _when(time.time())
+                    await conn.execute(delete(SESSIONS).where(SESSIONS.c.expires_at < now))
+                    if marks:  # the marks table exists where marks are written
+                        await conn.execute(delete(SESSION_MARKS).where(SESSION_MARKS.c.expires_at < now))
         return token
 
     async def load(self, value: str) -> Record | None:
@@ -313,12 +335,20 @@ class RdbSessions:
                 return _document((await conn.execute(query)).first())
 
     async def update(self, value: str, record: Record, expires_at: float) -> str:
+        digest = token_digest(value)
         statement = (
             update(SESSIONS)
-            .where(SESSIONS.c.token_hash == token_digest(value))
+            .where(SESSIONS.c.token_hash == digest)
             .values(data=json.dumps(record, separators=(",", ":")), expires_at=_when(expires_at))
         )
-        await _write(self.engine, statement)
+        statements: list[Executable] = [statement]
+        if _marks(record):  # a session's marks never change; they live as long as it does
+            statements.append(
+                update(SESSION_MARKS)
+                .where(SESSION_MARKS.c.token_hash == digest)
+                .values(expires_at=_when(expires_at))
+            )
+        await _write(self.engine, *statements)
         return value
 
     async def delete(self, value: str) -> None:
@@ -328,6 +358,14 @@ class RdbSessions:
     async def delete_account(self, account_id: str) -> int:
         mine = and_(SESSIONS.c.account_id == account_id, SESSIONS.c.token_hash != SHARED_KEY_ID)
         return await _write(self.engine, delete(SESSIONS).where(mine))
+
+    async def delete_marked(self, mark: str) -> int:
+        marked = select(SESSION_MARKS.c.token_hash).where(SESSION_MARKS.c.mark == mark)
+        with _answering():
+            async with self.engine.begin() as conn:
+                gone = await conn.execute(delete(SESSIONS).where(SESSIONS.c.token_hash.in_(marked)))
+                await conn.execute(delete(SESSION_MARKS).where(SESSION_MARKS.c.mark == mark))
+        return int(gone.rowcount or 0)
 
     async def shared_key(self) -> bytes:
         """Read the key row; the first process to find none inserts it, racing ones read the winner's."""

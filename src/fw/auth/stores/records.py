@@ -15,8 +15,17 @@ RevocationKind = Literal["token", "subject"]
 
 #: The kinds of record an auth store keeps; a backend checks at startup that each one it is
 #: asked for has somewhere to live (a migrated table, a collection).
+#: ``session_marks`` is asked for only when sessions must be found by provider session
+#: (back-channel logout); engines keeping every kind in one place need nothing for it.
 RecordKind = Literal[
-    "accounts", "allowlist", "revocations", "sessions", "ceremonies", "passkeys", "bootstrap"
+    "accounts",
+    "allowlist",
+    "revocations",
+    "sessions",
+    "session_marks",
+    "ceremonies",
+    "passkeys",
+    "bootstrap",
 ]
 
 

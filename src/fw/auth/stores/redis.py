@@ -1,7 +1,8 @@
 """The ``redis`` session backend: one key per session under a prefix, expiring with the session.
 
-Each account also has a set of its sessions' digests (expiring with its longest-lived session),
-so every session of an account can be destroyed at once. Needs the ``redis`` extra.
+Each account, and each mark a session carries, also has a set of its sessions' digests (expiring
+with its longest-lived session), so every session of an account or of a provider session can be
+destroyed at once. Needs the ``redis`` extra.
 """
 
 from __future__ import annotations
@@ -15,18 +16,27 @@ from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
 from fw.auth.stores.errors import StoreUnavailable
-from fw.auth.stores.tokens import SHARED_KEY_ID, Record, new_token, token_digest, unexpired, well_formed
+from fw.auth.stores.tokens import (
+    SHARED_KEY_ID,
+    Record,
+    new_token,
+    session_marks,
+    token_digest,
+    unexpired,
+    well_formed,
+)
 from fw.errors import StartupError
 
 URL_KEY = "session.redis_url"
 _FAILURES = (RedisError, OSError)
 
-# Write a session and index it under its account; the index lives as long as the latest session.
+# Write a session and index it under its account and its marks; an index lives as long as the
+# latest session listed in it.
 _PUT = """
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-if #KEYS > 1 then
-  redis.call('SADD', KEYS[2], ARGV[3])
-  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+for i = 2, #KEYS do
+  redis.call('SADD', KEYS[i], ARGV[3])
+  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 end
 return 1
 """
@@ -51,11 +61,15 @@ class RedisSessions:
     def _account_key(self, account_id: str) -> str:
         return f"{self.prefix}account:{account_id}"
 
+    def _mark_key(self, mark: str) -> str:
+        return f"{self.prefix}mark:{mark}"
+
     async def _put(self, token: str, record: Record, expires_at: float) -> None:
         ttl_ms = max(1, math.ceil((expires_at - time.time()) * 1000))
         payload = json.dumps({**record, "_exp": expires_at}, separators=(",", ":"))
         account_id = str(record.get("account_id", ""))
         keys = [self._key(token)] + ([self._account_key(account_id)] if account_id else [])
+        keys += [self._mark_key(mark) for mark in sorted(session_marks(record))]
         try:
             await self._put_script(keys=keys, args=[payload, ttl_ms, token_digest(token)])
         except _FAILURES as error:
@@ -93,7 +107,13 @@ class RedisSessions:
             raise StoreUnavailable(str(error)) from None
 
     async def delete_account(self, account_id: str) -> int:
-        index = self._account_key(account_id)
+        return await self._delete_listed(self._account_key(account_id))
+
+    async def delete_marked(self, mark: str) -> int:
+        return await self._delete_listed(self._mark_key(mark))
+
+    async def _delete_listed(self, index: str) -> int:
+        """Destroy the sessions a digest set lists, then the set."""
         try:
             digests = await self._client.smembers(index)
             keys = [f"{self.prefix}{_text(digest)}" for digest in digests]

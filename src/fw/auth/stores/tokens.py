@@ -48,3 +48,15 @@ def unexpired(data: object) -> Record | None:
     if not isinstance(expires, int | float) or expires <= time.time():
         return None
     return data
+
+
+#: A mark: what :meth:`SessionStore.delete_marked` finds sessions by (a hex digest in practice).
+_MARK = re.compile(r"[A-Za-z0-9:_-]{1,64}")
+
+
+def session_marks(record: Record) -> frozenset[str]:
+    """The well-formed entries of a record's ``marks`` list (others are ignored, never indexed)."""
+    marks = record.get("marks")
+    if not isinstance(marks, list):
+        return frozenset()
+    return frozenset(m for m in marks if isinstance(m, str) and _MARK.fullmatch(m))

@@ -8,6 +8,8 @@ authority arrives in the ``Authorization`` header.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -19,7 +21,9 @@ from starlette.routing import BaseRoute
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, ClaimIsTheAccount
 from fw.auth.admission import build as build_admission
+from fw.auth.dpop import NonceIssuer, ProofRules, ProofVerifier
 from fw.auth.jwt.verifier import Policy, Verifier
+from fw.auth.modes.jwt_only.dpop import DpopGate
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware, Running
 from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
@@ -27,6 +31,7 @@ from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AuthStore
 from fw.auth.stores.records import RecordKind
 from fw.auth.stores.select import open_auth_store
+from fw.auth.tokens.algorithms import ALGORITHMS
 from fw.auth.tokens.discovery import jwks_uri_for
 from fw.auth.tokens.errors import DiscoveryError
 from fw.auth.tokens.jwks import JwksCache
@@ -82,11 +87,39 @@ class JwtOnly:
     def needs_store(self) -> bool:
         return self.jwt.revocation.mode != "off" or self.jwt.admission == "registered"
 
+    async def _dpop_gate(self) -> DpopGate | None:
+        """``auth.jwt.dpop``: proofs with any asymmetric algorithm fw knows, a replay record
+        shared through the ``auth.backend`` store when one is open, nonces when asked for."""
+        if self.jwt.dpop == "off":
+            return None
+        return DpopGate(
+            "required" if self.jwt.dpop == "required" else "allowed",
+            ProofVerifier(ProofRules(algorithms=tuple(ALGORITHMS))),
+            self.protection,
+            shared=self._store.ceremonies if self._store is not None else None,
+            nonces=NonceIssuer(await self._nonce_key()) if self.jwt.dpop_nonce else None,
+        )
+
+    async def _nonce_key(self) -> bytes | None:
+        """The DPoP nonce key every process sharing the ``auth.backend`` store agrees on (derived
+        from the store's shared key, never that key itself); ``None`` (a key of this process's
+        own) without a store."""
+        if self._store is None:
+            return None
+        try:
+            shared = await self._store.sessions().shared_key()
+        except StoreUnavailable as failure:
+            raise StartupError(
+                "auth.jwt.dpop_nonce", True, f"the auth.backend store cannot share the nonce key: {failure}"
+            ) from None
+        return hmac.new(shared, b"fw:dpop-nonce", hashlib.sha256).digest()
+
     async def startup(self) -> None:
         """Fetch the issuer's keys and open the store; any failure refuses the start, cleanly."""
         try:
             keys = await self._load_keys()
             check = await self._open_store() if self.needs_store else None
+            gate = await self._dpop_gate()
         except BaseException:
             await self.shutdown()
             raise
@@ -105,6 +138,7 @@ class JwtOnly:
             admission=build_admission(jwt, self._store.allowlist if self._store else None),
             revocation=check,
             protection=self.protection,
+            dpop=gate,
         )
 
     def _store_setting(self) -> tuple[str, str]:
@@ -140,6 +174,10 @@ class JwtOnly:
             kinds.append("revocations")
         if jwt.admission == "registered":
             kinds.append("allowlist")
+        if jwt.dpop != "off":
+            kinds.append("ceremonies")  # each DPoP proof's jti, taken once across processes
+        if jwt.dpop_nonce:
+            kinds.append("sessions")  # where the key every process derives its nonces from lives
         self._store = store = await open_auth_store(self.auth.backend, self.store_settings, kinds)
         check = None
         if jwt.revocation.mode != "off":

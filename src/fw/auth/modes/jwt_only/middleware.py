@@ -16,6 +16,7 @@ from fw.auth.accounts import AccountSeams, Identity
 from fw.auth.admission import Admission
 from fw.auth.caller import Authentication, Caller, record
 from fw.auth.jwt.verifier import Verifier
+from fw.auth.modes.jwt_only.dpop import DpopGate
 from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
 from fw.auth.stores.errors import StoreUnavailable
@@ -52,6 +53,8 @@ class Running:
     admission: Admission
     revocation: RevocationCheck | None
     protection: Protection
+    #: ``auth.jwt.dpop`` allowed or required: the DPoP checks in front of the bearer ones.
+    dpop: DpopGate | None = None
 
 
 def _authorization(scope: Scope) -> tuple[bool, str | None]:
@@ -104,6 +107,9 @@ class BearerMiddleware:
         running = self.running()
         if running is None:
             await self._answer(scope, send, _REFUSE)
+            return
+        if running.dpop is not None:
+            await running.dpop.serve(scope, receive, send, self.app, lambda t: self._authenticate(running, t))
             return
         presented, token = _authorization(scope)
         if presented:

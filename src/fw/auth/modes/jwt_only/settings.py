@@ -56,6 +56,10 @@ def check_jwt(jwt: JwtSettings) -> None:
     check_admission("auth.jwt", jwt)
     _discovery(jwt)
     _revocation(jwt)
+    if jwt.dpop_nonce and jwt.dpop == "off":
+        raise StartupError(
+            "auth.jwt.dpop_nonce", True, "nonces are for DPoP proofs: set auth.jwt.dpop = allowed or required"
+        )
 
 
 def _discovery(jwt: JwtSettings) -> None:

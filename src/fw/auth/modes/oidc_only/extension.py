@@ -24,6 +24,7 @@ from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
 from fw.auth.browser.origins import Origins
 from fw.auth.browser.stores import open_browser_stores
 from fw.auth.modes.base import ModeSettings
+from fw.auth.modes.oidc_only.backchannel import BackchannelLogout
 from fw.auth.modes.oidc_only.login import AccountGate, OidcLogin
 from fw.auth.modes.oidc_only.logout import OidcLogout
 from fw.auth.modes.oidc_only.started import Started
@@ -72,6 +73,8 @@ class OidcOnly:
         self.logout = OidcLogout(
             self.oidc, origins, self._started, assurance.farewell if assurance is not None else None
         )
+        self.backchannel = BackchannelLogout(self.oidc.client_id, self._started, self._ceremonies)
+        backchannel_paths = (self.oidc.backchannel_logout_path,) if self.oidc.backchannel_logout_path else ()
         self.browser = BrowserAuth(
             sessions=lambda: self.sessions,
             accounts=self.accounts,
@@ -83,6 +86,7 @@ class OidcOnly:
                     auth.login_path,
                     auth.callback_path,
                     auth.logout_path,
+                    *backchannel_paths,
                     *exempt,
                     *(assurance.paths() if assurance is not None else ()),
                 }
@@ -93,18 +97,28 @@ class OidcOnly:
 
     # Extension protocol.
     def routes(self) -> Sequence[BaseRoute]:
-        return [
+        routes = [
             Route(self.auth.login_path, self.login.login, methods=["GET"]),
             Route(self.auth.callback_path, self.login.callback, methods=["GET"]),
             Route(self.auth.logout_path, self.logout.logout, methods=["POST"]),
             *(self.presence.routes() if self.presence is not None else ()),
         ]
+        if self.oidc.backchannel_logout_path:
+            path = self.oidc.backchannel_logout_path
+            routes.append(Route(path, self.backchannel.receive, methods=["POST"]))
+        return routes
 
     def middleware(self) -> Sequence[Middleware]:
         return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
 
     async def startup(self) -> None:
         kinds: list[RecordKind] = ["accounts", "allowlist", *self.extra_kinds]
+        if self.oidc.backchannel_logout_path:
+            # Spent logout-token jtis live with the ceremonies; sessions need their marks' index.
+            wanted: list[RecordKind] = ["ceremonies"]
+            if self.settings.session.backend == "rdb":
+                wanted.append("session_marks")
+            kinds += [kind for kind in wanted if kind not in kinds]
         stores = await open_browser_stores(
             self.auth.backend, self.settings.middleware, self.settings.session, kinds
         )

@@ -49,6 +49,7 @@ from fw.auth.oidc import (
     verify_id_token,
 )
 from fw.auth.sessions.manager import RECONFIRM_COOKIE, SessionSummary
+from fw.auth.sessions.marks import provider_marks
 from fw.auth.stores.interfaces import CeremonyStore
 from fw.problems import Problem
 from fw.settings import AuthSettings
@@ -212,6 +213,8 @@ class OidcLogin:
             issuer=verified.issuer,
             key=str(value),
             auth_time=verified.auth_time,
+            # Only with back-channel logout on: the marks' index (fw_session_marks) is its own.
+            marks=provider_marks(verified.issuer, claims) if self.oidc.backchannel_logout_path else (),
         )
         return await land_signed_in(
             request, started.sessions, started.accounts, summary, attempt.next, self.auth.post_login_path

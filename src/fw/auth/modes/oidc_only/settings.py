@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from fw.auth.browser.rules import (
     check_assurance,
@@ -53,6 +54,7 @@ def check_oidc_only(settings: ModeSettings, mode: str = "oidc_only") -> None:
     check_session_lifetimes(auth)
     check_shared_device(auth)
     check_assurance(auth)
+    check_backchannel_logout(settings)
 
 
 def check_shared_device(auth: AuthSettings) -> None:
@@ -67,8 +69,51 @@ def check_shared_device(auth: AuthSettings) -> None:
         )
 
 
+def check_backchannel_logout(settings: ModeSettings) -> None:
+    """``auth.oidc.backchannel_logout_path``: a root-relative path of its own, and sessions the
+    provider's logout can reach (a sealed cookie lives in the browser: nothing to destroy)."""
+    auth, path = settings.auth, settings.auth.oidc.backchannel_logout_path
+    if not path:
+        return
+    key = "auth.oidc.backchannel_logout_path"
+    if not path.startswith("/") or "//" in path or "\\" in path or "?" in path or "#" in path:
+        raise StartupError(key, path, "use a root-relative path such as /auth/backchannel-logout")
+    if path in (auth.login_path, auth.callback_path, auth.logout_path):
+        raise StartupError(key, path, "use a path of its own, not the login, callback or logout path")
+    if settings.session.backend == "cookie":
+        raise StartupError(
+            key,
+            path,
+            "cookie sessions live in the browser and cannot be ended from the back channel; "
+            "set session.backend to rdb, redis, dynamo or firestore, or leave this path empty",
+        )
+
+
 def oidc_advisories(values: Mapping[str, Any], app_env: str) -> list[Advisory]:
-    return redirect_url_advisories("auth.oidc", values, app_env)
+    return [*redirect_url_advisories("auth.oidc", values, app_env), *backchannel_notes(values)]
+
+
+def backchannel_notes(values: Mapping[str, Any]) -> list[Advisory]:
+    """The back-channel logout URI to register at the provider (``fw doctor`` prints it).
+
+    Its origin is the callback's (``auth.oidc.redirect_url``), where the provider already
+    reaches the application; a path-only callback (loopback development) gives the path alone.
+    """
+    key = "auth.oidc.backchannel_logout_path"
+    path = str(values.get(key) or "")
+    if not path:
+        return []
+    parts = urlsplit(str(values.get("auth.oidc.redirect_url") or ""))
+    origin = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else "<app origin>"
+    where = origin + path
+    return [
+        Advisory(
+            "note",
+            key,
+            f"register {where} as the back-channel logout URI (backchannel_logout_uri) of client "
+            f"{values.get('auth.oidc.client_id') or '<auth.oidc.client_id>'} at the provider",
+        )
+    ]
 
 
 def oidc_dev_environment(issuer: DevIssuer) -> DevEnvironment:

@@ -1,0 +1,227 @@
+"""``auth.jwt.dpop``: sender-constrained access tokens (RFC 9449) in front of the bearer checks.
+
+With ``allowed`` a request may present ``Authorization: DPoP <token>`` with a ``DPoP`` proof,
+or a plain ``Bearer`` token that is not DPoP-bound; with ``required`` only the former. A token
+presented with DPoP must carry ``cnf.jkt``, the thumbprint of the key that signed the proof; a
+DPoP-bound token presented as ``Bearer`` is refused (RFC 9449 7.2), so a stolen bound token is
+useless without its key. The access token itself goes through the very same verification,
+admission, revocation and account checks as a bearer token (the middleware's own).
+
+Each proof is used once: its ``jti`` is recorded in this process and, when ``jwt_only`` has an
+``auth.backend`` store open (revocation or the ``registered`` admission), as a take-once record
+there, so a proof replayed against another process is refused too. Failures answer 401 with a
+``WWW-Authenticate: DPoP`` challenge naming the error; ``use_dpop_nonce`` comes with the nonce.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from starlette.datastructures import URL, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fw.auth.caller import Authentication, Caller, record
+from fw.auth.dpop import DpopError, DpopRejected, NonceIssuer, ProofVerifier, SeenProofs
+from fw.auth.protection import Protection
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.interfaces import CeremonyStore
+from fw.auth.tokens.jws import MAX_TOKEN_BYTES
+from fw.problems import Problem
+
+logger = logging.getLogger("fw.auth.jwt")
+
+#: What the bearer middleware's own checks answer for one token: the caller, ``None`` (401) or
+#: the store failure (503).
+Authenticate = Callable[[str | None], Awaitable[Authentication | StoreUnavailable | None]]
+
+Scheme = Literal["bearer", "dpop"]
+
+
+@dataclass(frozen=True, slots=True)
+class Presented:
+    """What the request's headers present: the scheme, the token (``None`` when malformed), the proofs."""
+
+    scheme: Scheme
+    token: str | None
+    proofs: tuple[str, ...]
+
+
+def presented(scope: Scope) -> Presented | None:
+    """``Authorization: Bearer|DPoP <token>`` and every ``DPoP`` header; ``None`` for neither scheme."""
+    found: list[bytes] = []
+    proofs: list[str] = []
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            found.append(value)
+        elif name == b"dpop":
+            proofs.append(value.decode("latin-1").strip())
+    if not found:
+        return None
+    scheme, _, rest = found[0].replace(b"\t", b" ").strip(b" ").partition(b" ")
+    kind: Scheme | None = {b"bearer": "bearer", b"dpop": "dpop"}.get(scheme.lower())  # type: ignore[assignment]
+    if kind is None:
+        return None if len(found) == 1 else Presented("bearer", None, ())
+    token = rest.strip(b" ")
+    if len(found) > 1 or not token or len(token) > MAX_TOKEN_BYTES or b" " in token or b"," in token:
+        return Presented(kind, None, tuple(proofs))
+    try:
+        return Presented(kind, token.decode("ascii"), tuple(proofs))
+    except UnicodeDecodeError:
+        return Presented(kind, None, tuple(proofs))
+
+
+class DpopGate:
+    """The DPoP half of ``jwt_only``'s request checks; the middleware hands it every request."""
+
+    def __init__(
+        self,
+        mode: Literal["allowed", "required"],
+        proofs: ProofVerifier,
+        protection: Protection,
+        *,
+        shared: CeremonyStore | None = None,
+        nonces: NonceIssuer | None = None,
+        seen: SeenProofs | None = None,
+    ) -> None:
+        self.mode = mode
+        self.proofs = proofs
+        self.protection = protection
+        self.shared = shared
+        self.nonces = nonces
+        self.seen = seen or SeenProofs()
+        self._algs = " ".join(proofs.algorithms)
+
+    # Answers.
+    def challenge(self, error: DpopError | None = None, *, bearer: bool = False) -> Problem:
+        """A 401 whose ``WWW-Authenticate`` names the DPoP error (and Bearer where it is accepted)."""
+        dpop = f'DPoP error="{error}", algs="{self._algs}"' if error else f'DPoP algs="{self._algs}"'
+        value = f"Bearer, {dpop}" if bearer and self.mode == "allowed" else dpop
+        headers = {"WWW-Authenticate": value}
+        if error == "use_dpop_nonce" and self.nonces is not None:
+            headers["DPoP-Nonce"] = self.nonces.current()
+        return Problem(status=401, code="unauthorized", headers=headers)
+
+    async def serve(
+        self, scope: Scope, receive: Receive, send: Send, app: ASGIApp, authenticate: Authenticate
+    ) -> None:
+        """Authenticate the request (or leave it anonymous), then pass it on or answer."""
+        request = presented(scope)
+        if request is None:
+            if self.protection.requires_auth(scope["path"]):
+                await _answer(scope, send, self.challenge(bearer=True))
+                return
+            await app(scope, receive, send)
+            return
+        outcome = await self._check(scope, request, authenticate)
+        if isinstance(outcome, Problem):
+            await _answer(scope, send, outcome)
+            return
+        record(scope, outcome)
+        if request.scheme == "dpop" and self.nonces is not None:
+            await app(scope, receive, _with_nonce(send, self.nonces.current()))
+            return
+        await app(scope, receive, send)
+
+    async def _check(
+        self, scope: Scope, request: Presented, authenticate: Authenticate
+    ) -> Authentication | Problem:
+        if request.scheme == "bearer" and self.mode == "required":
+            logger.debug("bearer rejected: auth.jwt.dpop = required")
+            return self.challenge("invalid_token")
+        outcome = await authenticate(request.token)
+        if isinstance(outcome, StoreUnavailable):
+            return StoreUnavailable()
+        if outcome is None:
+            return self.challenge("invalid_token") if request.scheme == "dpop" else _bearer_refused()
+        bound = _bound_key(outcome)
+        if request.scheme == "bearer":
+            if bound is not None:  # RFC 9449 7.2: a DPoP-bound token is never a bearer token
+                logger.debug("bearer rejected: the token is DPoP-bound")
+                return self.challenge("invalid_token", bearer=True)
+            return outcome
+        if bound is None:
+            logger.debug("dpop rejected: the token carries no cnf.jkt")
+            return self.challenge("invalid_token")
+        assert request.token is not None  # authenticate() refuses a malformed token
+        try:
+            await self._proof(scope, request, request.token, bound)
+        except DpopRejected as rejected:
+            logger.debug("dpop rejected: %s", rejected.reason)
+            return self.challenge(rejected.error)
+        except StoreUnavailable as failure:
+            logger.error("auth store unavailable for the DPoP replay check: %s", failure)
+            return StoreUnavailable()
+        return outcome
+
+    async def _proof(self, scope: Scope, request: Presented, token: str, bound: str) -> None:
+        if len(request.proofs) != 1:
+            raise DpopRejected("exactly one DPoP header is required")
+        now = time.time()
+        method = scope.get("method", "GET")  # a WebSocket handshake is a GET
+        nonces = self.nonces.accepted(now) if self.nonces is not None else None
+        proof = self.proofs.verify(
+            request.proofs[0],
+            method=method,
+            url=_request_url(scope),
+            now=now,
+            access_token=token,
+            nonces=nonces,
+        )
+        if proof.jkt != bound:
+            raise DpopRejected("the proof is signed by another key than the token is bound to")
+        rules = self.proofs.rules
+        expires_at = proof.iat + rules.max_age + 2 * rules.leeway
+        key = hashlib.sha256(f"{proof.jkt}\0{proof.jti}".encode()).hexdigest()
+        if not self.seen.first_use(key, expires_at, now=now):
+            raise DpopRejected("the proof was used before")
+        if self.shared is not None:
+            stored = await self.shared.put(f"dpop-jti:{key}", {}, datetime.fromtimestamp(expires_at, UTC))
+            if not stored:
+                raise DpopRejected("the proof was used before (by another process)")
+
+
+def _request_url(scope: Scope) -> str:
+    """The URL a proof's ``htu`` names: a WebSocket handshake is the HTTP(S) GET it started as."""
+    url = URL(scope=scope)
+    if url.scheme in ("ws", "wss"):
+        url = url.replace(scheme="https" if url.scheme == "wss" else "http")
+    return str(url)
+
+
+def _bound_key(authentication: Authentication) -> str | None:
+    """The token's ``cnf.jkt``, or ``None`` when it is not DPoP-bound."""
+    principal = authentication.principal
+    claims = principal.identity.claims if isinstance(principal, Caller) else {}
+    cnf = claims.get("cnf")
+    jkt = cnf.get("jkt") if isinstance(cnf, dict) else None
+    return jkt if isinstance(jkt, str) and jkt else None
+
+
+def _bearer_refused() -> Problem:
+    return Problem(status=401, code="unauthorized", headers={"WWW-Authenticate": "Bearer"})
+
+
+def _with_nonce(send: Send, nonce: str) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            MutableHeaders(scope=message).append("DPoP-Nonce", nonce)
+        await send(message)
+
+    return sending
+
+
+async def _answer(scope: Scope, send: Send, problem: Problem) -> None:
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    response = problem.response()
+    await send(
+        {"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers}
+    )
+    await send({"type": "http.response.body", "body": response.body})

@@ -1,0 +1,203 @@
+"""Authentication in the OpenAPI document: the scheme the configuration implies, applied to
+exactly the operations ``auth.protection`` protects, checked against real requests."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from openapi_spec_validator import validate
+from starlette.testclient import TestClient
+
+import fw
+from fw.testing import configured, identity_provider
+from fw.testing.issuer import LocalIssuer
+
+PROTECTION = """
+[auth.protection]
+include = ["/api/"]
+exclude = ["/api/public/"]
+"""
+
+
+def make_app() -> fw.App:
+    """Unbound routes on both sides of the protection line."""
+    app = fw.App()
+
+    async def ok(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"ok": True})
+
+    app.route("GET /api/orders/{order_id}")(ok)
+    app.route("POST /api/orders")(ok)
+    app.route("GET /api/public/status")(ok)
+    app.route("GET /health")(ok)
+    app.route("/api/anything/{rest...}")(ok)
+    return app
+
+
+def jwt_toml(issuer: LocalIssuer, dpop: str = "off") -> str:
+    return f"""
+[auth]
+enabled = true
+mode = "jwt_only"
+{PROTECTION}
+[auth.jwt]
+issuer = "{issuer.url}"
+audience = ["api"]
+algorithms = ["RS256"]
+admission = "authenticated"
+max_token_lifetime = "1h"
+allow_loopback_http = true
+revocation.mode = "off"
+dpop = "{dpop}"
+"""
+
+
+def served(toml: str, env: dict[str, str] | None = None) -> Iterator[tuple[TestClient, dict[str, Any]]]:
+    with configured(toml=toml, env=env or {}), TestClient(make_app()) as client:
+        document = client.get("/openapi.json").json()
+        validate(document)
+        yield client, document
+
+
+def operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            yield path, method, operation
+
+
+def request_path(path: str) -> str:
+    return re.sub(r"\{[^}]+\}", "x", path)
+
+
+def protected(document: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(path, method) for path, method, op in operations(document) if "security" in op}
+
+
+def anonymous_statuses(client: TestClient, document: dict[str, Any]) -> dict[tuple[str, str], int]:
+    """What an anonymous request to each documented operation really gets."""
+    return {
+        (path, method): client.request(method.upper(), request_path(path), follow_redirects=False).status_code
+        for path, method, _ in operations(document)
+    }
+
+
+def refused_anonymously(client: TestClient, document: dict[str, Any], refusal: int) -> set[tuple[str, str]]:
+    """The operations an anonymous request is refused on (``refusal``); every other one answers 200."""
+    statuses = anonymous_statuses(client, document)
+    assert {status for status in statuses.values() if status != refusal} <= {200}, statuses
+    return {operation for operation, status in statuses.items() if status == refusal}
+
+
+EXPECTED = {
+    ("/api/orders/{order_id}", "get"),
+    ("/api/orders", "post"),
+    *(("/api/anything/{rest}", m) for m in ("get", "post", "put", "patch", "delete")),
+}
+
+
+@pytest.fixture
+def issuer() -> Iterator[LocalIssuer]:
+    with LocalIssuer() as running:
+        yield running
+
+
+def test_jwt_only_declares_http_bearer_jwt_on_exactly_the_protected_operations(issuer: LocalIssuer) -> None:
+    for client, document in served(jwt_toml(issuer)):
+        schemes = document["components"]["securitySchemes"]
+        assert set(schemes) == {"bearerAuth"}
+        assert {k: schemes["bearerAuth"][k] for k in ("type", "scheme", "bearerFormat")} == {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "JWT",
+        }
+        assert protected(document) == EXPECTED
+        for path, method, operation in operations(document):
+            if (path, method) in EXPECTED:
+                assert operation["security"] == [{"bearerAuth": []}]
+                assert "401" in operation["responses"]
+            else:
+                assert "401" not in operation["responses"]
+        assert refused_anonymously(client, document, 401) == protected(document)
+
+
+@pytest.mark.parametrize(
+    ("dpop", "schemes", "requirement"),
+    [
+        ("required", {"dpopAuth"}, [{"dpopAuth": []}]),
+        ("allowed", {"bearerAuth", "dpopAuth"}, [{"bearerAuth": []}, {"dpopAuth": []}]),
+    ],
+)
+def test_jwt_only_with_dpop_declares_the_dpop_scheme(
+    issuer: LocalIssuer, dpop: str, schemes: set[str], requirement: list[dict[str, list[str]]]
+) -> None:
+    for client, document in served(jwt_toml(issuer, dpop)):
+        declared = document["components"]["securitySchemes"]
+        assert set(declared) == schemes
+        assert declared["dpopAuth"]["scheme"] == "DPoP"
+        secured = [op["security"] for _, _, op in operations(document) if "security" in op]
+        assert secured and all(security == requirement for security in secured)
+        assert all("503" in op["responses"] for _, _, op in operations(document) if "security" in op)
+        assert refused_anonymously(client, document, 401) == protected(document) == EXPECTED
+
+
+@pytest.mark.parametrize(("unauthenticated", "refusal"), [("unauthorized", 401), ("redirect", 302)])
+def test_a_browser_mode_declares_the_session_cookie(
+    sqlite_dsn: str, unauthenticated: str, refusal: int
+) -> None:
+    with identity_provider() as idp:
+        toml = f"""
+[session]
+enabled = true
+
+[middleware.rdb]
+dsn = "{sqlite_dsn}"
+
+[auth]
+enabled = true
+mode = "oidc_only"
+{PROTECTION}unauthenticated = "{unauthenticated}"
+
+[auth.oidc]
+allow_loopback_http = true
+"""
+        for client, document in served(toml, idp.env):
+            assert document["components"]["securitySchemes"] == {
+                "sessionCookie": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "fw_session",
+                    "description": "The browser session started at /auth/login",
+                }
+            }
+            assert protected(document) == EXPECTED
+            statuses = anonymous_statuses(client, document)
+            for path, method, operation in operations(document):
+                if (path, method) in EXPECTED:
+                    # the redirect to login is a 302 for GET and a 303 for other methods
+                    expected = 303 if refusal == 302 and method != "get" else refusal
+                    assert set(operation["responses"]) >= {str(expected), "503"}, (path, method)
+                    assert statuses[(path, method)] == expected, (path, method)
+                else:
+                    assert statuses[(path, method)] == 200, (path, method)
+
+
+def test_the_document_follows_the_running_configuration(issuer: LocalIssuer) -> None:
+    for _, document in served(
+        jwt_toml(issuer).replace('exclude = ["/api/public/"]', 'exclude = ["/api/orders"]')
+    ):
+        assert ("/api/orders", "post") not in protected(document)
+        assert ("/api/public/status", "get") in protected(document)
+    with configured(toml=""), TestClient(make_app()) as client:
+        document = client.get("/openapi.json").json()
+    assert "securitySchemes" not in document["components"]
+    assert not protected(document)
+    assert {path for path, _, _ in operations(document)} == {
+        "/api/orders/{order_id}",
+        "/api/orders",
+        "/api/public/status",
+        "/health",
+        "/api/anything/{rest}",
+    }
