@@ -138,8 +138,8 @@ class Matrix:
             list(pool.map(lambda c: scaffold(_options(folder / c.folder, c)), members))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(str(folder / c.folder / "src") for c in members)
-        for name in ("TEST_POSTGRES_DSN", "TEST_REDIS_URL", "TEST_DYNAMO_ENDPOINT", "TEST_FIRESTORE_EMULATOR_HOST"):
-            env.pop(name, None)
+        for variable in SERVICE_VARIABLES.values():  # only this group's servers are named
+            env.pop(variable, None)
         env.update({SERVICE_VARIABLES[service]: addresses[service] for service in group})
         tests = [f"{c.folder}/tests/test_app.py" for c in members]
         command = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"]

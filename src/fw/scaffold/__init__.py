@@ -11,9 +11,8 @@ overwritten without ``--force``: the first conflict is named and nothing is writ
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import secrets
+from pathlib import Path
 
 import fw.scaffold.finish as finish
 from fw.scaffold.options import AUTH_CHOICES, PRESETS, InitOptions, ScaffoldError, init_options
@@ -52,6 +51,7 @@ def scaffold(options: InitOptions) -> list[Path]:
     example.write_text(finish.env_example(root, options.name, sources["config.dev.toml"]), encoding="utf-8")
     if options.session == "cookie":
         key = secrets.token_urlsafe(32)
-        (root / ".env").write_text(f"# The key sealing session cookies (fw init drew it).\nSESSION_KEYRING_SECRET={key}\n")
+        note = "# The key sealing session cookies (fw init drew it; never commit this file)."
+        (root / ".env").write_text(f"{note}\nSESSION_KEYRING_SECRET={key}\n", encoding="utf-8")
     written.extend(root / relative for relative in generated_files(options))
     return written

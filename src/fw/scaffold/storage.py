@@ -82,7 +82,8 @@ def config_block(options: InitOptions) -> str:
 def extras(options: InitOptions) -> tuple[str, ...]:
     """The fw extras the project needs (``fw[passkeys,redis]``), in a stable order."""
     wanted = {options.db, options.session, "passkeys" if "passkey" in options.auth else ""}
-    return tuple(extra for extra in ("passkeys", "postgres", "redis", "dynamo", "firestore") if extra in wanted)
+    order = ("passkeys", "postgres", "redis", "dynamo", "firestore")
+    return tuple(extra for extra in order if extra in wanted)
 
 
 def uses_sql(options: InitOptions) -> bool:
