@@ -1,6 +1,6 @@
 """The documentation's reference pages, generated from fw itself so they cannot drift.
 
-``python -m fw.reference docs/reference`` writes them; ``tests/docs`` checks that the committed
+``python -m fw.reference docs/reference`` writes them; ``tests/documentation`` checks that the committed
 pages equal what this package generates now. The configuration key reference comes from the
 key tables fw registers (:mod:`fw.reference.config_keys`), the binding rule reference from the
 binder's rule table (:mod:`fw.reference.binding_rules`).
