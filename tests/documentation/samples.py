@@ -3,7 +3,7 @@
 Each page's ``python`` blocks form one module, in page order (a later block may use what an
 earlier one defined), inside a package of its own. It is run the way a project runs: first the
 generators (``fw generate``) over the page's definitions, so ``fw.parse`` and ``fw.config``
-find their binders and loaders, then the whole module. A block that cannot run on its own (an
+find their binders and loaders, then the rest of the page in order, in that module. A block that cannot run on its own (an
 excerpt of a larger program) is preceded by ``<!-- not-run: why -->``.
 """
 
@@ -75,21 +75,38 @@ def _is_definition(node: ast.stmt) -> bool:
     return False
 
 
-def split(source: str) -> tuple[str, str]:
-    """(definitions, the statements that use them), each in page order.
+def definitions(source: str) -> str:
+    """The part of a page's module the generators import: its definitions, in page order.
 
-    The generators import the definitions; the rest runs in a second module that star-imports
-    them. Two modules and not one: a test client serves from another thread, and a request
-    that imports the generated binder (which imports the definitions) would otherwise wait
-    for a module still being imported by the thread that sent it.
+    The generators import what they read, and statements that use what is generated (a request
+    through a test client, ``fw.config``) cannot run before it exists.
     """
-    definitions: list[str] = []
-    uses: list[str] = []
+    kept: list[str] = []
     for node in ast.parse(source).body:
-        segment = ast.get_source_segment(source, node) or ""
-        decorators = "".join(f"@{ast.unparse(item)}\n" for item in getattr(node, "decorator_list", []))
-        (definitions if _is_definition(node) else uses).append(decorators + segment)
-    return "\n\n".join(definitions) + "\n", "\n\n".join(uses) + "\n"
+        if _is_definition(node):
+            decorators = "".join(f"@{ast.unparse(item)}\n" for item in getattr(node, "decorator_list", []))
+            kept.append(decorators + (ast.get_source_segment(source, node) or ""))
+    return "\n\n".join(kept) + "\n"
+
+
+#: Runs the rest of the page, in order, inside the module the generators read (whose import ran
+#: the definitions once: a registration or a class is never made twice). Not as an import of its
+#: own: a test client serves from another thread, and a request importing the generated binder
+#: (which imports the module) would wait for an import still running in the thread that sent it.
+_RUN = """\
+import ast, importlib, pathlib, sys
+module = importlib.import_module(sys.argv[1])
+page = pathlib.Path(module.__file__).with_name("page.py")
+tree = ast.parse(page.read_text(encoding="utf-8"))
+tree.body = [node for node in tree.body if node.lineno in set(map(int, sys.argv[2:]))]
+sys.argv = [str(page)]  # as a script run without arguments sees it (fw.parse_config reads it)
+exec(compile(tree, str(page), "exec"), module.__dict__)
+"""
+
+
+def uses(source: str) -> list[int]:
+    """First lines of the statements that are not definitions (what runs after generation)."""
+    return [node.lineno for node in ast.parse(source).body if not _is_definition(node)]
 
 
 def package_name(page: Path) -> str:
@@ -109,16 +126,15 @@ def run_page(page: Path, base: Path) -> subprocess.CompletedProcess[str]:
         f'[tool.fw.generate]\nhandlers = ["src/{name}"]\nconfig = ["src/{name}"]\n', encoding="utf-8"
     )
     env = dict(os.environ, PYTHONPATH=str(base / "src"))
-    definitions, uses = split(source)
-    (package / "sample.py").write_text(definitions, encoding="utf-8")
+    (package / "sample.py").write_text(definitions(source), encoding="utf-8")
     generated = subprocess.run(
         [sys.executable, "-m", "fw.cli", "--project", str(base), "generate"],
         cwd=base, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
     )
     if generated.returncode != 0:
         return generated
-    (package / "run.py").write_text(f"from {name}.sample import *  # noqa: F403\n\n{uses}", encoding="utf-8")
+    (package / "page.py").write_text(source, encoding="utf-8")
     return subprocess.run(
-        [sys.executable, "-c", f"import {name}.run"],
+        [sys.executable, "-c", _RUN, f"{name}.sample", *map(str, uses(source))],
         cwd=base, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
     )
