@@ -3,8 +3,9 @@
 Each page's ``python`` blocks form one module, in page order (a later block may use what an
 earlier one defined), inside a package of its own. It is run the way a project runs: first the
 generators (``fw generate``) over the page's definitions, so ``fw.parse`` and ``fw.config``
-find their binders and loaders, then the rest of the page in order, in that module. A block that cannot run on its own (an
-excerpt of a larger program) is preceded by ``<!-- not-run: why -->``.
+find their binders and loaders, then the rest of the page in order, in that module. A block
+that cannot run on its own (an excerpt of a larger program) is preceded by
+``<!-- not-run: why -->``.
 """
 
 from __future__ import annotations

@@ -71,6 +71,7 @@ def import_block(lines: tuple[str, ...]) -> str:
 
 def _tests(options: InitOptions) -> str:
     auth = options.auth
+    imports: tuple[str, ...]
     if auth == "passkey_only":
         imports, client, pieces = t.TEST_IMPORTS_PASSKEY, t.TEST_CLIENT_PASSKEY_ONLY, [t.TEST_PASSKEY_ONLY]
     elif auth == "oidc_passkey":

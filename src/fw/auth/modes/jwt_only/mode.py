@@ -3,8 +3,8 @@
 The mode object the registry holds: ``[auth.jwt]`` is its only table, its checks are in
 :mod:`fw.auth.modes.jwt_only.settings`, its extension in :mod:`fw.auth.modes.jwt_only.extension`.
 ``fw dev`` has nothing to inject (the authorization server is the deployment's: the project's
-``.env`` names it), and ``fw init`` makes it only as the api preset's default, never as an ``--auth`` choice: a browser
-flow and a bearer API are different trust models.
+``.env`` names it), and ``fw init`` makes it only as the api preset's default, never as an
+``--auth`` choice: a browser flow and a bearer API are different trust models.
 """
 
 from __future__ import annotations
