@@ -374,8 +374,8 @@ LOGIN_VALUES = {
 }
 
 CONFIG_API_NO_LOGIN = """
-# Authentication is off. A bearer-token API (auth.mode = "jwt_only") is configured by hand,
-# for example (see docs/auth-jwt.md in fw):
+# Authentication is off. `fw init --preset api` (without --auth none) makes a bearer-token
+# API; by hand it looks like this (see docs/auth-jwt.md in fw):
 #
 # [auth]
 # enabled = true
