@@ -33,6 +33,7 @@ CHOICES = {
     ("web", "passkey_only"): "web_passkey_only",
     ("web", "oauth_only"): "web_oauth",
     ("api", "oauth_only"): "api_oauth",
+    ("api", "jwt_only"): "api_bearer",
 }
 PASSKEY_MODES = ("oidc_passkey", "passkey_only")
 #: The modes that sign in at an OpenID provider (fw dev starts the development provider).
@@ -56,7 +57,8 @@ def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], 
     made: dict[tuple[str, str], Path] = {}
     for (preset, auth), name in CHOICES.items():
         root = base / name.replace("_", "-")
-        scaffold(init_options(root, name=None, preset=preset, auth=auth))
+        chosen = None if auth == "jwt_only" else auth  # the api preset's default, never an --auth choice
+        scaffold(init_options(root, name=None, preset=preset, auth=chosen))
         made[(preset, auth)] = root
     return made
 
@@ -73,7 +75,8 @@ def test_every_choice_makes_the_same_set_of_files(projects: dict[tuple[str, str]
     for (_, auth), root in projects.items():
         name = root.name.replace("-", "_")
         script = {"public/passkey.js"} if auth in PASSKEY_MODES else set()
-        assert _files(root) == script | {
+        migrations = set() if auth in ("none", "jwt_only") else {"migrations/README.md"}
+        assert _files(root) == script | migrations | {
             "pyproject.toml",
             ".gitignore",
             ".env.example",
@@ -112,6 +115,7 @@ def test_the_tool_table_points_at_the_app_and_its_generated_directories(
         assert tool["fw"]["app"] == f"{name}.main:app"
         assert tool["fw"]["generate"] == {"handlers": [f"src/{name}/handlers"], "config": [f"src/{name}"]}
         assert tool["pytest"]["ini_options"]["pythonpath"] == ["src"]
+        assert tool["fw"].get("migrations") == (None if auth in ("none", "jwt_only") else "migrations")
         dev_idp = tool["fw"].get("dev", {}).get("idp", {}).get("enabled", False)
         assert dev_idp is (auth in DEV_PROVIDER_MODES)
 
@@ -128,6 +132,15 @@ def test_browser_login_config_keeps_secrets_out_and_durations_quoted(
             assert "auth" not in config and "session" not in config
             continue
         auth_table = config["auth"]
+        if auth == "jwt_only":
+            assert "session" not in config
+            assert auth_table["mode"] == "jwt_only" and auth_table["protection"]["include"] == ["/me"]
+            assert auth_table["jwt"]["issuer"] == "${AUTH_JWT_ISSUER}"
+            assert auth_table["jwt"]["audience"] == [root.name.replace("-", "_")]
+            continue
+        assert config["session"] == {"enabled": True, "backend": "rdb"}
+        assert auth_table["backend"] == "rdb"
+        assert config["middleware"]["rdb"]["dsn"] == f"sqlite:///{name}.sqlite3"
         assert auth_table["mode"] == auth
         assert auth_table["session"]["ttl"] == "24h"
         if auth == "oidc_only":
@@ -157,6 +170,8 @@ def test_the_env_example_lists_what_to_set_and_comments_out_what_the_file_gives(
         assignments = [line for line in text.splitlines() if line and not line.startswith("#")]
         if auth == "oauth_only":
             assert assignments == ["AUTH_OAUTH_CLIENT_ID=", "AUTH_OAUTH_CLIENT_SECRET="]
+        elif auth == "jwt_only":
+            assert assignments == ["AUTH_JWT_ISSUER="]
         elif auth not in PROVIDER_MODES:
             assert assignments == []
         else:
@@ -189,7 +204,7 @@ def test_each_project_imports_its_app_and_passes_its_own_tests(
         sources,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "39 passed" in run.stdout
+    assert "45 passed" in run.stdout
 
 
 # Refusals: one line on stderr, exit status 1, nothing written.
@@ -232,6 +247,56 @@ def test_jwt_only_is_refused_with_the_reason(tmp_path: Path, capsys: pytest.Capt
     line = _refusal(capsys, ["init", str(tmp_path / "svc"), "--auth", "jwt_only"])
     assert "jwt_only is not offered" in line and "docs/auth-jwt.md" in line
     assert not (tmp_path / "svc").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--auth", "none", "--session", "redis"], "--session redis: this project has no sign-in"),
+        (["--auth", "none", "--db", "postgres"], "--db postgres: this project has no sign-in"),
+        (["--preset", "api", "--session", "cookie"], "is a bearer-token API (jwt_only) and keeps no"),
+        (["--preset", "api", "--db", "sqlite"], "is a bearer-token API (jwt_only)"),
+        (["--session", "dynamo", "--db", "postgres"], "every record is kept in DynamoDB (auth.backend too)"),
+        (["--session", "firestore", "--db", "sqlite"], "every record is kept in Firestore"),
+        (["--session", "memcached"], "--session 'memcached' is not a choice: use one of rdb, cookie, redis"),
+        (["--db", "mysql"], "--db 'mysql' is not a choice: use one of sqlite, postgres"),
+    ],
+)
+def test_stores_that_do_not_fit_the_project_are_refused_naming_the_option(
+    argv: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _refusal(capsys, ["init", str(tmp_path / "svc"), *argv])
+    assert expected in line
+    assert not (tmp_path / "svc").exists()
+
+
+def test_a_cookie_session_project_gets_a_fresh_key_in_its_uncommitted_env_file(tmp_path: Path) -> None:
+    keys = []
+    for name in ("one", "two"):
+        scaffold(init_options(tmp_path / name, name=None, preset="web", auth="oidc_only", session="cookie"))
+        env = (tmp_path / name / ".env").read_text(encoding="utf-8")
+        [line] = [line for line in env.splitlines() if not line.startswith("#")]
+        variable, _, key = line.partition("=")
+        assert variable == "SESSION_KEYRING_SECRET" and len(key) >= 43
+        keys.append(key)
+        assert ".env" in (tmp_path / name / ".gitignore").read_text().splitlines()
+        config = (tmp_path / name / "config.dev.toml").read_text()
+        assert 'keyring.secret = "${SESSION_KEYRING_SECRET}"' in config
+    assert keys[0] != keys[1]
+
+
+def test_a_cloud_store_keeps_every_record_and_the_project_needs_its_extra(tmp_path: Path) -> None:
+    root = tmp_path / "cloud"
+    scaffold(init_options(root, name=None, preset="web", auth="passkey_only", session="dynamo"))
+    with (root / "config.dev.toml").open("rb") as handle:
+        config = tomllib.load(handle)
+    assert config["session"]["backend"] == config["auth"]["backend"] == "dynamo"
+    assert "rdb" not in config["middleware"]
+    assert config["middleware"]["dynamo"]["table_prefix"] == "cloud_"
+    with (root / "pyproject.toml").open("rb") as handle:
+        project = tomllib.load(handle)
+    assert project["project"]["dependencies"] == ["fw[passkeys,dynamo]"]
+    assert "migrations" not in project["tool"]["fw"]
 
 
 @pytest.mark.parametrize("mode", ["later_mode"])

@@ -311,6 +311,11 @@ def requested_template() -> str | None:
     return env_template(loaders, removed_keys())
 
 
+def registered_loaders() -> list[Loader]:
+    """The key tables of every registered type (for references and templates), in registration order."""
+    return [_loader(registration) for registration in _state.configs.values()]
+
+
 # Reading.
 def config(cls: type[T], request: object = None) -> T:
     """The typed configuration for ``cls``: parsed values, else declared defaults, else zero."""

@@ -3,13 +3,15 @@
 A project gets a package under ``src/`` with its App (``main.py``), one registered config
 dataclass (``settings.py``), a handler with a bound request (``handlers/``), ``config.dev.toml``,
 tests using :mod:`fw.testing`, and the files fw generates from those. Presets: ``web`` (browser
-pages, sign-in with OpenID Connect by default) and ``api`` (JSON, no browser login by default;
-with login, protected paths answer 401 instead of redirecting). Existing files are never
+pages, sign-in with OpenID Connect by default) and ``api`` (JSON; a bearer-token API, jwt_only,
+by default; with browser login, protected paths answer 401 instead of redirecting).
+``--session`` and ``--db`` choose the stores (:mod:`fw.scaffold.storage`). Existing files are never
 overwritten without ``--force``: the first conflict is named and nothing is written.
 """
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import fw.scaffold.finish as finish
@@ -47,5 +49,9 @@ def scaffold(options: InitOptions) -> list[Path]:
         (root / relative).touch()
     example = root / ".env.example"
     example.write_text(finish.env_example(root, options.name, sources["config.dev.toml"]), encoding="utf-8")
+    if options.session == "cookie":
+        key = secrets.token_urlsafe(32)
+        note = "# The key sealing session cookies (fw init drew it; never commit this file)."
+        (root / ".env").write_text(f"{note}\nSESSION_KEYRING_SECRET={key}\n", encoding="utf-8")
     written.extend(root / relative for relative in generated_files(options))
     return written

@@ -1,4 +1,5 @@
-"""The ``fw init`` command line: ``fw init [DIRECTORY] [--name NAME] [--preset web|api] [--auth MODE]``.
+"""The ``fw init`` command line: ``fw init [DIRECTORY] [--name NAME] [--preset web|api] [--auth MODE]
+[--session STORE] [--db sqlite|postgres]``.
 
 Parse errors are :class:`ScaffoldError` like every other refusal, so the command prints one line
 instead of argparse's usage block and exit status 2.
@@ -13,9 +14,11 @@ from typing import NoReturn
 
 from fw.scaffold.options import (
     AUTH_CHOICES,
+    DB_CHOICES,
     DEFAULT_AUTH,
     NOT_AVAILABLE,
     PRESETS,
+    SESSION_CHOICES,
     InitOptions,
     ScaffoldError,
     init_options,
@@ -45,8 +48,20 @@ def _parser() -> argparse.ArgumentParser:
         "--auth",
         metavar="MODE",
         help=f"one of {', '.join(AUTH_CHOICES)} (default: {DEFAULT_AUTH['web']} for web, "
-        f"{DEFAULT_AUTH['api']} for api; {', '.join(sorted(NOT_AVAILABLE))}: not available yet; "
-        "bearer-token APIs are configured by hand)",
+        f"{DEFAULT_AUTH['api']} (a bearer-token API) for api"
+        + (f"; {', '.join(sorted(NOT_AVAILABLE))}: not available yet" if NOT_AVAILABLE else "")
+        + ")",
+    )
+    parser.add_argument(
+        "--session",
+        metavar="STORE",
+        help=f"where browser sessions live: one of {', '.join(SESSION_CHOICES)} (default: rdb; "
+        "dynamo and firestore keep every auth record there too)",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="DATABASE",
+        help=f"the SQL database: {' or '.join(DB_CHOICES)} (default: sqlite; not with dynamo or firestore)",
     )
     parser.add_argument("--force", action="store_true", help="overwrite files that already exist")
     return parser
@@ -55,5 +70,11 @@ def _parser() -> argparse.ArgumentParser:
 def parse_init_args(argv: Sequence[str]) -> InitOptions:
     args = _parser().parse_args(list(argv))
     return init_options(
-        Path(args.directory), name=args.name, preset=args.preset, auth=args.auth, force=args.force
+        Path(args.directory),
+        name=args.name,
+        preset=args.preset,
+        auth=args.auth,
+        force=args.force,
+        session=args.session,
+        db=args.db,
     )

@@ -17,6 +17,12 @@ from fw.auth.modes.registry import find_mode, registered_modes
 PRESETS = ("web", "api")
 #: Modes whose projects sign in with passkeys: a login page and ``public/passkey.js``.
 PASSKEY_MODES = ("oidc_passkey", "passkey_only")
+#: ``--session``: where browser sessions live (``session.backend``).
+SESSION_CHOICES = ("rdb", "cookie", "redis", "dynamo", "firestore")
+#: ``--db``: the SQL database of ``[middleware.rdb]`` (auth records, and rdb sessions).
+DB_CHOICES = ("sqlite", "postgres")
+#: Session stores that keep every auth record too, so the project needs no SQL database.
+CLOUD_STORES = {"dynamo": "DynamoDB", "firestore": "Firestore"}
 
 
 def auth_choices() -> tuple[str, ...]:
@@ -60,10 +66,20 @@ class InitOptions:
     preset: str
     auth: str
     force: bool = False
+    #: ``session.backend`` (``""``: the project keeps no browser sessions).
+    session: str = ""
+    #: The SQL database, ``sqlite`` or ``postgres`` (``""``: the project uses none).
+    db: str = ""
 
     @property
     def browser_login(self) -> bool:
-        return self.auth != "none"
+        """Signs people in on browser pages (and so keeps sessions)."""
+        return self.auth not in ("none", "jwt_only")
+
+    @property
+    def auth_backend(self) -> str:
+        """``auth.backend``: the cloud store when sessions live there, else the SQL database."""
+        return self.session if self.session in CLOUD_STORES else "rdb"
 
 
 def derive_name(directory: Path) -> str:
@@ -107,19 +123,70 @@ def check_preset(preset: str) -> str:
     return preset
 
 
+def _choice(option: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ScaffoldError(f"{option} {value!r} is not a choice: use one of {', '.join(choices)}")
+    return value
+
+
+def check_storage(auth: str, session: str | None, db: str | None) -> tuple[str, str]:
+    """``(session.backend, database)`` for ``auth``; refusals name the option that does not fit.
+
+    Only browser sign-in keeps sessions and records. A session store in DynamoDB or Firestore
+    keeps the auth records too (``auth.backend``), so such a project has no SQL database.
+    """
+    if session is not None:
+        _choice("--session", session, SESSION_CHOICES)
+    if db is not None:
+        _choice("--db", db, DB_CHOICES)
+    if auth in ("none", "jwt_only"):
+        what = "has no sign-in (--auth none)" if auth == "none" else "is a bearer-token API (jwt_only)"
+        for option, value in (("--session", session), ("--db", db)):
+            if value is not None:
+                raise ScaffoldError(
+                    f"{option} {value}: this project {what} and keeps no sessions or records; "
+                    "drop the option or choose a sign-in mode with --auth"
+                )
+        return "", ""
+    chosen_session = session or "rdb"
+    if chosen_session in CLOUD_STORES:
+        if db is not None:
+            store = CLOUD_STORES[chosen_session]
+            raise ScaffoldError(
+                f"--db {db}: with --session {chosen_session} every record is kept in {store} "
+                "(auth.backend too) and no SQL database is used; drop --db or choose "
+                "--session rdb, cookie or redis"
+            )
+        return chosen_session, ""
+    return chosen_session, db or "sqlite"
+
+
 def init_options(
-    directory: Path, *, name: str | None, preset: str, auth: str | None, force: bool = False
+    directory: Path,
+    *,
+    name: str | None,
+    preset: str,
+    auth: str | None,
+    force: bool = False,
+    session: str | None = None,
+    db: str | None = None,
 ) -> InitOptions:
-    """Check every choice; the name defaults to the directory's, the auth mode to the preset's."""
+    """Check every choice; the name defaults to the directory's, the auth mode to the preset's.
+
+    ``jwt_only`` is never an ``--auth`` choice: it is what the api preset makes by default.
+    """
     check_preset(preset)
-    chosen_auth = check_auth(auth if auth is not None else default_auth(preset))
+    chosen_auth = check_auth(auth) if auth is not None else default_auth(preset)
     if chosen_auth in PASSKEY_MODES and preset != "web":
         raise ScaffoldError(
             f"--auth {chosen_auth} signs people in on browser pages (passkeys); use --preset web"
         )
+    chosen_session, chosen_db = check_storage(chosen_auth, session, db)
     if directory.exists() and not directory.is_dir():
         raise ScaffoldError(f"{directory} exists and is not a directory")
-    if name is not None:
-        return InitOptions(directory, check_name(name), preset, chosen_auth, force)
-    derived = check_name(derive_name(directory), derived_from=directory)
-    return InitOptions(directory, derived, preset, chosen_auth, force)
+    checked = (
+        check_name(name)
+        if name is not None
+        else check_name(derive_name(directory), derived_from=directory)
+    )
+    return InitOptions(directory, checked, preset, chosen_auth, force, chosen_session, chosen_db)

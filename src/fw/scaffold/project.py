@@ -7,6 +7,9 @@ OpenAPI document) and ``.env.example`` come from fw's own tools once these exist
 
 from __future__ import annotations
 
+import sys
+
+import fw.scaffold.storage as storage
 import fw.scaffold.templates as t
 from fw.auth.modes.base import DevIssuer
 from fw.auth.modes.registry import find_mode
@@ -35,6 +38,8 @@ def _main(options: InitOptions) -> str:
         login = t.render(t.MAIN_WEB_LOGIN, {"home_route": t.HOME_WITH_LOGIN})
         body = login if options.browser_login else t.MAIN_WEB
         imports = "\nimport html\n"
+    elif options.auth == "jwt_only":
+        body, imports = t.MAIN_API_JWT, ""
     else:
         body = t.MAIN_API_LOGIN if options.browser_login else t.MAIN_API
         imports = ""
@@ -44,6 +49,8 @@ def _main(options: InitOptions) -> str:
 
 
 def _config(options: InitOptions) -> str:
+    if options.auth == "jwt_only":
+        return t.CONFIG_HEAD + t.CONFIG_JWT
     if options.auth == "oidc_only":
         return t.CONFIG_HEAD + t.CONFIG_LOGIN
     if options.auth == "oauth_only":
@@ -54,13 +61,24 @@ def _config(options: InitOptions) -> str:
     return t.CONFIG_HEAD + ("" if options.preset == "web" else t.CONFIG_API_NO_LOGIN)
 
 
+def import_block(lines: tuple[str, ...]) -> str:
+    """Import lines, deduplicated and sorted as isort would: the standard library, then the rest."""
+    unique = sorted(set(lines), key=lambda line: (line.startswith("from "), line))
+    stdlib = [line for line in unique if line.split()[1].split(".")[0] in sys.stdlib_module_names]
+    rest = [line for line in unique if line not in stdlib]
+    return "\n".join(stdlib) + "\n\n" + "\n".join(rest) + "\n"
+
+
 def _tests(options: InitOptions) -> str:
     auth = options.auth
+    imports: tuple[str, ...]
     if auth == "passkey_only":
         imports, client, pieces = t.TEST_IMPORTS_PASSKEY, t.TEST_CLIENT_PASSKEY_ONLY, [t.TEST_PASSKEY_ONLY]
     elif auth == "oidc_passkey":
         pieces = [t.TEST_ACCOUNT_NEEDS_LOGIN, t.TEST_OIDC_PASSKEY]
         imports, client = t.TEST_IMPORTS_PASSKEY, t.TEST_CLIENT_LOGIN
+    elif auth == "jwt_only":
+        imports, client, pieces = t.TEST_IMPORTS_JWT, t.TEST_CLIENT_JWT, [t.TEST_JWT]
     elif options.browser_login:
         web = [t.TEST_ACCOUNT_NEEDS_LOGIN, t.TEST_WEB_LOGIN]
         login_tests = web if options.preset == "web" else [t.TEST_API_LOGIN]
@@ -69,11 +87,16 @@ def _tests(options: InitOptions) -> str:
         imports, client, pieces = t.TEST_IMPORTS_PLAIN, t.TEST_CLIENT_PLAIN, []
     if auth in PASSKEY_MODES:
         pieces.insert(0, t.TEST_PASSKEY_HELPERS)
-    return t.render(t.TEST_HEAD, {"imports": imports}) + client + t.TEST_COMMON + "".join(pieces)
+    fixture = ""
+    if options.browser_login:
+        imports = (*imports, *storage.test_imports(options))
+        fixture = storage.test_fixture(options)
+    head = t.render(t.TEST_HEAD, {"imports": import_block(imports)})
+    return head + fixture + client + t.TEST_COMMON + "".join(pieces)
 
 
 def _client(auth: str) -> str:
-    if auth == "none" or auth == "passkey_only":
+    if auth in ("none", "passkey_only", "jwt_only"):
         return "TestClient"
     return "fw.testing.BrowserClient"
 
@@ -92,7 +115,12 @@ def source_files(options: InitOptions) -> dict[str, str]:
         "client": _client(options.auth),
         "login_href": "/login" if options.auth in PASSKEY_MODES else "/auth/login",
         **t.LOGIN_VALUES["oauth" if options.auth == "oauth_only" else "oidc"],
+        "auth_backend": options.auth_backend,
+        "fw_requirement": f"fw[{','.join(extras)}]" if (extras := storage.extras(options)) else "fw",
+        "migrations": '\nmigrations = "migrations"' if storage.uses_sql(options) else "",
     }
+    if options.browser_login:
+        values["storage"] = storage.config_block(options)
     pyproject = t.PYPROJECT + (t.PYPROJECT_DEV_IDP if uses_dev_provider(options.auth) else "")
     package = f"src/{name}"
     files = {
@@ -106,6 +134,8 @@ def source_files(options: InitOptions) -> dict[str, str]:
         f"{package}/handlers/greetings.py": t.GREETINGS,
         "tests/test_app.py": _tests(options),
     }
+    if storage.uses_sql(options):
+        files["migrations/README.md"] = t.MIGRATIONS_README
     rendered = {path: t.render(text, values) for path, text in files.items()}
     if options.auth in PASSKEY_MODES:
         # The very bytes fw serves at {auth.passkey.path}/passkey.js (never rendered: it is JavaScript).
@@ -116,9 +146,12 @@ def source_files(options: InitOptions) -> dict[str, str]:
 def generated_files(options: InitOptions) -> list[str]:
     """Relative paths written by the finishing step (checked for conflicts like the rest)."""
     package = f"src/{options.name}"
-    return [
+    written = [
         f"{package}/_fw_config.py",
         f"{package}/handlers/_fw_binders.py",
         f"{package}/openapi.json",
         ".env.example",
     ]
+    if options.session == "cookie":
+        written.append(".env")  # the session key, drawn fresh (never committed: .gitignore)
+    return written

@@ -27,7 +27,7 @@ name = "{{dist}}"
 version = "0.1.0"
 description = "{{name}}, an fw application."
 requires-python = ">=3.11"
-dependencies = ["fw"]
+dependencies = ["{{fw_requirement}}"]
 
 [project.optional-dependencies]
 test = ["pytest>=8"]
@@ -44,7 +44,7 @@ pythonpath = ["src"]
 
 # fw generate / fw run / fw dev read this table.
 [tool.fw]
-app = "{{name}}.main:app"
+app = "{{name}}.main:app"{{migrations}}
 
 [tool.fw.generate]
 handlers = ["src/{{name}}/handlers"]
@@ -299,16 +299,11 @@ cache_for = "1m"
 """
 
 #: What every browser-login project configures: sessions, the database, [auth] with its mode.
-BROWSER_AUTH = """[session]
-enabled = true
-backend = "rdb"
-
-[middleware.rdb]
-dsn = "sqlite:///{{name}}.sqlite3"
-
+BROWSER_AUTH = """{{storage}}
 [auth]
 enabled = true
 mode = "@MODE@"
+backend = "{{auth_backend}}"
 protection.include = [{{protected}}]
 protection.unauthenticated = "{{unauthenticated}}"
 session.ttl = "24h"
@@ -379,8 +374,8 @@ LOGIN_VALUES = {
 }
 
 CONFIG_API_NO_LOGIN = """
-# Authentication is off. A bearer-token API (auth.mode = "jwt_only") is configured by hand,
-# for example (see docs/auth-jwt.md in fw):
+# Authentication is off. `fw init --preset api` (without --auth none) makes a bearer-token
+# API; by hand it looks like this (see docs/auth-jwt.md in fw):
 #
 # [auth]
 # enabled = true
@@ -428,29 +423,28 @@ from __future__ import annotations
 {{imports}}
 from {{name}}.main import create_app
 
-CONFIG = (Path(__file__).resolve().parents[1] / "config.dev.toml").read_text("utf-8")
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = (ROOT / "config.dev.toml").read_text("utf-8")
 '''
 
-TEST_IMPORTS_PLAIN = """\
-import contextlib
-from collections.abc import Callable, Iterator
-from pathlib import Path
+#: Import lines of a project's tests, per kind of project; the storage choice adds its own
+#: (:mod:`fw.scaffold.storage`) and :func:`fw.scaffold.project.import_block` sorts them.
+TEST_IMPORTS_PLAIN = (
+    "import contextlib",
+    "from collections.abc import Callable, Iterator",
+    "from pathlib import Path",
+    "import fw.testing",
+    "import pytest",
+    "from starlette.testclient import TestClient",
+)
 
-import fw.testing
-import pytest
-from starlette.testclient import TestClient
-"""
-
-TEST_IMPORTS_LOGIN = """\
-import asyncio
-import contextlib
-from collections.abc import Callable, Iterator
-from pathlib import Path
-
-import fw.testing
-import pytest
-from fw.rdb.migrate import upgrade
-"""
+TEST_IMPORTS_LOGIN = (
+    "import contextlib",
+    "from collections.abc import Callable, Iterator",
+    "from pathlib import Path",
+    "import fw.testing",
+    "import pytest",
+)
 
 TEST_CLIENT_PLAIN = '''
 
@@ -479,17 +473,15 @@ def idp() -> Iterator[fw.testing.{{provider_class}}]:
 
 @pytest.fixture
 def client_for(
-    idp: fw.testing.{{provider_class}}, tmp_path: Path
+    idp: fw.testing.{{provider_class}}, storage: dict[str, str]
 ) -> Iterator[Callable[..., fw.testing.BrowserClient]]:
     """``client_for(VAR="value")``: a browser-like client on a fresh App configured
-    from config.dev.toml, the provider's {{provider_prefix}}* variables, a migrated scratch
-    database and these variables (lifespan on: startup checks run)."""
-    dsn = f"sqlite:///{tmp_path / 'test.sqlite3'}"
-    asyncio.run(upgrade(dsn))
+    from config.dev.toml, the provider's {{provider_prefix}}* variables, the test's own
+    store and these variables (lifespan on: startup checks run)."""
     with contextlib.ExitStack() as stack:
 
         def open_client(**env: str) -> fw.testing.BrowserClient:
-            layers = {**idp.env, "MIDDLEWARE_RDB_DSN": dsn, **env}
+            layers = {**idp.env, **storage, **env}
             stack.enter_context(fw.testing.configured(toml=CONFIG, env=layers))
             return stack.enter_context(fw.testing.BrowserClient(create_app(), idp))
 
@@ -642,16 +634,11 @@ OTHER_LOGIN_BOOTSTRAP = """
 CONFIG_PASSKEY_HEAD = """
 # Browse http://localhost:8000, not 127.0.0.1: a passkey's RP ID is a domain, never an IP
 # address. In production rp_id is your domain and origins its https origin.
-[session]
-enabled = true
-backend = "rdb"
-
-[middleware.rdb]
-dsn = "sqlite:///{{name}}.sqlite3"
-
+{{storage}}
 [auth]
 enabled = true
 mode = "{{mode}}"
+backend = "{{auth_backend}}"
 protection.include = ["/account"]
 session.ttl = "24h"
 
@@ -688,26 +675,30 @@ policy = "administrator"
 policy = "administrator"
 """
 
-TEST_IMPORTS_PASSKEY = """\
-import asyncio
-import contextlib
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
-
-import fw
-import fw.testing
-import pytest
-from fw.auth.passkey import passkey_script
-from fw.rdb.migrate import upgrade
-from fw.testing.passkeys import SoftAuthenticator
-from starlette.testclient import TestClient
-"""
+TEST_IMPORTS_PASSKEY = (
+    "import asyncio",
+    "import contextlib",
+    "import uuid",
+    "from collections.abc import Callable, Iterator",
+    "from pathlib import Path",
+    "from typing import Any",
+    "import fw",
+    "import fw.testing",
+    "import pytest",
+    "from fw.auth.passkey import passkey_script",
+    "from fw.testing.passkeys import SoftAuthenticator",
+    "from starlette.testclient import TestClient",
+)
 
 TEST_PASSKEY_HELPERS = '''
 
 ORIGIN = "http://localhost:8000"
 CEREMONIES = "/auth/passkey"
+
+
+def unique(login_id: str) -> str:
+    """A login ID no earlier test used (a shared database outlives one test)."""
+    return f"{login_id}-{uuid.uuid4().hex[:8]}"
 
 
 def ceremony(client: TestClient, step: str, body: Any = None) -> Any:
@@ -743,16 +734,14 @@ def test_passkey_js_is_the_script_fw_serves(client_for: Callable[..., {{client}}
 TEST_CLIENT_PASSKEY_ONLY = '''
 
 @pytest.fixture
-def client_for(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+def client_for(storage: dict[str, str]) -> Iterator[Callable[..., TestClient]]:
     """``client_for(VAR="value")``: a client on the page's origin, on a fresh App
-    configured from config.dev.toml, a migrated scratch database and these variables
+    configured from config.dev.toml, the test's own store and these variables
     (lifespan on: startup checks run). passkey_only needs no identity provider."""
-    dsn = f"sqlite:///{tmp_path / 'test.sqlite3'}"
-    asyncio.run(upgrade(dsn))
     with contextlib.ExitStack() as stack:
 
         def open_client(**env: str) -> TestClient:
-            layers = {"MIDDLEWARE_RDB_DSN": dsn, **env}
+            layers = {**storage, **env}
             stack.enter_context(fw.testing.configured(toml=CONFIG, env=layers))
             return stack.enter_context(TestClient(create_app(), base_url=ORIGIN))
 
@@ -791,7 +780,7 @@ def test_a_bootstrap_credential_registers_the_first_passkey_which_then_signs_in(
     client_for: Callable[..., TestClient],
 ) -> None:
     client = client_for()
-    issued = asyncio.run(fw.auth.issue_bootstrap_credential("ada"))
+    issued = asyncio.run(fw.auth.issue_bootstrap_credential(unique("ada")))
     body = {"login_id": issued.login_id, "secret": issued.secret}
     assert ceremony(client, "bootstrap", body) == {"next": f"{CEREMONIES}/register/begin"}
     authenticator = SoftAuthenticator(ORIGIN)
@@ -807,10 +796,130 @@ def test_a_bootstrap_secret_is_spent_by_its_registration(
     client_for: Callable[..., TestClient],
 ) -> None:
     client = client_for()
-    issued = asyncio.run(fw.auth.issue_bootstrap_credential("ada"))
+    issued = asyncio.run(fw.auth.issue_bootstrap_credential(unique("ada")))
     body = {"login_id": issued.login_id, "secret": issued.secret}
     ceremony(client, "bootstrap", body)
     register(client, SoftAuthenticator(ORIGIN))
     again = client.post(f"{CEREMONIES}/bootstrap", json=body, headers={"Origin": ORIGIN})
     assert again.status_code == 403
+"""
+
+# --- jwt_only (the api preset's default): a bearer-token API ---
+
+MAIN_API_JWT = '''
+def create_app() -> fw.App:
+    """A new App with every route (``config.dev.toml`` protects ``/me``)."""
+    app = fw.App()
+    greetings.register(app)
+
+    @app.route("GET /{$}")
+    async def index(request: fw.Request) -> fw.Response:
+        settings = fw.config(Settings, request)
+        max_age = int(settings.cache_for.total_seconds())
+        return fw.JSONResponse(
+            {"service": "{{name}}", "greeting": settings.greeting},
+            headers={"Cache-Control": f"max-age={max_age}"},
+        )
+
+    @app.route("GET /me")
+    async def me(request: fw.Request) -> fw.Response:
+        caller = fw.auth.bearer(request)
+        if caller is None:  # only if /me leaves auth.protection.include
+            raise fw.Problem(status=401, code="unauthorized")
+        scope = caller.identity.claims.get("scope", "")
+        return fw.JSONResponse({"account_id": caller.account_id, "scopes": str(scope).split()})
+
+    return app
+'''
+
+CONFIG_JWT = """
+# A bearer-token API: every request to /me needs an access token from your authorization
+# server, which AUTH_JWT_ISSUER names (set it in .env; its signing keys load at startup, so the
+# server must be reachable; http is accepted for a loopback issuer only). The tests mint tokens
+# with fw.testing.LocalIssuer. See docs/auth-jwt.md in fw.
+[auth]
+enabled = true
+mode = "jwt_only"
+protection.include = ["/me"]
+
+[auth.jwt]
+issuer = "${AUTH_JWT_ISSUER}"
+audience = ["{{name}}"]
+algorithms = ["RS256"]
+admission = "authenticated"
+max_token_lifetime = "1h"
+allow_loopback_http = true
+revocation.mode = "off"
+"""
+
+TEST_IMPORTS_JWT = (
+    "import contextlib",
+    "from collections.abc import Callable, Iterator",
+    "from pathlib import Path",
+    "import fw.testing",
+    "import pytest",
+    "from starlette.testclient import TestClient",
+)
+
+TEST_CLIENT_JWT = '''
+
+@pytest.fixture
+def issuer() -> Iterator[fw.testing.LocalIssuer]:
+    """An authorization server of the test's own on a free loopback port; it mints tokens."""
+    with fw.testing.LocalIssuer() as local:
+        yield local
+
+
+@pytest.fixture
+def client_for(issuer: fw.testing.LocalIssuer) -> Iterator[Callable[..., TestClient]]:
+    """``client_for(VAR="value")``: a client on a fresh App configured from
+    config.dev.toml, the issuer's URL and these variables (lifespan on: startup loads the
+    issuer's keys)."""
+    with contextlib.ExitStack() as stack:
+
+        def open_client(**env: str) -> TestClient:
+            layers = {"AUTH_JWT_ISSUER": issuer.url, **env}
+            stack.enter_context(fw.testing.configured(toml=CONFIG, env=layers))
+            return stack.enter_context(TestClient(create_app()))
+
+        yield open_client
+'''
+
+TEST_JWT = """
+
+def test_me_answers_a_call_without_a_token_with_a_401_problem(
+    client_for: Callable[..., TestClient],
+) -> None:
+    response = client_for().get("/me")
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_me_names_the_caller_of_a_valid_token(
+    client_for: Callable[..., TestClient], issuer: fw.testing.LocalIssuer
+) -> None:
+    token = issuer.mint("ada", audience="{{name}}", scope="read")
+    response = client_for().get("/me", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200
+    assert response.json() == {"account_id": "ada", "scopes": ["read"]}
+
+
+def test_a_token_for_another_audience_is_refused(
+    client_for: Callable[..., TestClient], issuer: fw.testing.LocalIssuer
+) -> None:
+    token = issuer.mint("ada", audience="someone-else")
+    response = client_for().get("/me", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 401
+"""
+
+MIGRATIONS_README = """\
+# Migrations of {{name}}
+
+`fw migrate` (and `fw dev`) applies fw's own tables first, then the revisions in this directory
+(`[tool.fw] migrations` in pyproject.toml names it). Add one with
+
+    fw migrate new "add the orders table"
+
+and write its `upgrade()` and `downgrade()` with Alembic's operations. The tests apply the same
+migrations to each test's own database.
 """

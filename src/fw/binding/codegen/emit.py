@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fw.binding.codegen.plan import FieldPlan, StructPlan, TypeRef
+from fw.binding.codegen.rules import BY_NAME, TYPE_ERRORS
 from fw.binding.codegen.structs import PRELUDE, JsonStructs
 from fw.binding.registry import fingerprint
 from fw.binding.values import INT_MAX, INT_MIN
@@ -29,13 +30,7 @@ HEADER = header("the fw.parse calls in this directory", "a bound dataclass") + (
     "# mypy: ignore-errors\n"
 )
 _ZERO = {"str": '""', "int": "0", "float": "0.0", "bool": "False", "bytes": 'b""'}
-_INVALID = {
-    "str": "invalid string",
-    "int": "invalid int",
-    "float": "invalid float",
-    "bool": "invalid bool",
-    "bytes": "invalid base64",
-}
+_INVALID = TYPE_ERRORS
 _FORMAT_CHECK = {
     "email": "is_email",
     "uuid": "is_uuid",
@@ -172,22 +167,23 @@ def _checks(module: _Module, field: FieldPlan) -> list[tuple[str, str]]:
         bound: float = rule.number
         if field.type.scalar == "int" and bound.is_integer():
             bound = int(bound)
+        message = BY_NAME[rule.name].message_for(rule.text)
         if rule.name == "min":
-            checks.append((f"x < {bound!r}", f"must be >= {rule.text}"))
+            checks.append((f"x < {bound!r}", message))
         elif rule.name == "max":
-            checks.append((f"x > {bound!r}", f"must be <= {rule.text}"))
+            checks.append((f"x > {bound!r}", message))
         elif rule.name == "minlen":
-            checks.append((f"len(x) < {rule.length}", f"length must be >= {rule.length}"))
+            checks.append((f"len(x) < {rule.length}", message))
         elif rule.name == "maxlen":
-            checks.append((f"len(x) > {rule.length}", f"length must be <= {rule.length}"))
+            checks.append((f"len(x) > {rule.length}", message))
         elif rule.name == "len":
-            checks.append((f"len(x) != {rule.length}", f"length must be {rule.length}"))
+            checks.append((f"len(x) != {rule.length}", message))
         elif rule.name == "pattern":
             guard = "" if field.required else "x and "
-            checks.append((f"{guard}{module.pattern(rule.text)}.search(x) is None", "must match pattern"))
+            checks.append((f"{guard}{module.pattern(rule.text)}.search(x) is None", message))
         else:
             guard = "" if field.required else "x and "
-            checks.append((f"{guard}not {_FORMAT_CHECK[rule.name]}(x)", f"must be a valid {rule.name}"))
+            checks.append((f"{guard}not {_FORMAT_CHECK[rule.name]}(x)", message))
     if field.enum is not None:
         values = module.constant("_E", _frozen(field.enum))
         checks.append((f"x not in {values}", "must be one of: " + ", ".join(field.enum_text)))

@@ -12,12 +12,13 @@ import base64
 from typing import TYPE_CHECKING, Any
 
 from fw.binding.codegen.plan import FieldPlan, StructPlan, TypeRef, is_deprecated
+from fw.binding.codegen.rules import FORMATS
 
 if TYPE_CHECKING:
     from fw.binding.codegen.scan import CallSite
 
 REF_PREFIX = "#/components/schemas/"
-_FORMATS = {"email": "email", "uuid": "uuid", "date": "date", "time": "time", "datetime": "date-time"}
+_FORMATS = FORMATS
 _SCALAR_SCHEMA: dict[str, dict[str, Any]] = {
     "str": {"type": "string"},
     "int": {"type": "integer", "format": "int64"},

@@ -17,6 +17,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
+from fw.binding.codegen.rules import RULE_NAMES
 from fw.binding.types import File, RawJSON
 from fw.codegen.errors import Where, field_subject
 from fw.codegen.source import class_source
@@ -25,8 +26,7 @@ from fw.markers import Check, Default, Enum, Source
 
 Kind = Literal["scalar", "file", "struct", "list", "dict", "rest"]
 SCALARS: dict[type, str] = {str: "str", int: "int", float: "float", bool: "bool", bytes: "bytes"}
-FORMATS = ("email", "uuid", "date", "time", "datetime")
-_RULES = ("required", "min", "max", "minlen", "maxlen", "len", "pattern", *FORMATS)
+_RULES = RULE_NAMES
 _MISSING: Any = dataclasses.MISSING
 FILE_ONLY = "a fw.File comes from a top-level multipart body field only"
 

@@ -2,8 +2,9 @@
 
 The mode object the registry holds: ``[auth.jwt]`` is its only table, its checks are in
 :mod:`fw.auth.modes.jwt_only.settings`, its extension in :mod:`fw.auth.modes.jwt_only.extension`.
-``fw dev`` has nothing to inject (the authorization server is the deployment's), and ``fw init``
-does not scaffold it: a bearer-token API is configured by hand.
+``fw dev`` has nothing to inject (the authorization server is the deployment's: the project's
+``.env`` names it), and ``fw init`` makes it only as the api preset's default, never as an
+``--auth`` choice: a browser flow and a bearer API are different trust models.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ class JwtOnlyMode:
     browser = False
     tables = ("jwt",)
     scaffold = Scaffold(
-        refusal="a bearer-token API is configured by hand on the api preset "
-        "(fw init --preset api, then docs/auth-jwt.md)"
+        available=True,
+        default_for=frozenset({"api"}),
+        refusal="a bearer-token API is what the api preset makes "
+        "(fw init --preset api; see docs/auth-jwt.md)",
     )
 
     def check(self, settings: ModeSettings) -> None:
