@@ -91,7 +91,9 @@ def handwritten_verifier(
         if "crit" in header or "zip" in header or "b64" in header or "enc" in header:
             raise Rejected("header")
         cty = header.get("cty")
-        if cty is not None and (not isinstance(cty, str) or cty.lower().removeprefix("application/") == "jwt"):
+        if cty is not None and (
+            not isinstance(cty, str) or cty.lower().removeprefix("application/") == "jwt"
+        ):
             raise Rejected("nested")
         kid = header.get("kid")
         if kid is not None and (not isinstance(kid, str) or not kid or len(kid) > 256):
@@ -235,7 +237,9 @@ def main() -> None:
         if value is floor:
             print(f"| {label} | {value:.1f} | - | - |")
             continue
-        print(f"| {label} | {value:.1f} | {value - floor:+.1f} µs | {(value - floor) / (hand - floor):.2f}x |")
+        print(
+            f"| {label} | {value:.1f} | {value - floor:+.1f} µs | {(value - floor) / (hand - floor):.2f}x |"
+        )
 
 
 if __name__ == "__main__":

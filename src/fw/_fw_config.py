@@ -156,6 +156,7 @@ def _build_3(v: Any) -> Any:
                 max_propagation_delay=v['auth.jwt.revocation.max_propagation_delay'],
             ),
             allow_loopback_http=v['auth.jwt.allow_loopback_http'],
+            token_cache_size=v['auth.jwt.token_cache_size'],
         ),
         passkey=_m0.Passkey(
             path=v['auth.passkey.path'],
@@ -240,7 +241,7 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:AuthSettings': Loader(
         type_name='fw.settings:AuthSettings',
-        fingerprint='1d8f0d445a7e1981f018',
+        fingerprint='ca690e5545e4466a1940',
         classes=_classes_3,
         build=_build_3,
         prefix='auth',
@@ -308,6 +309,7 @@ LOADERS: dict[str, Loader] = {
             Field(key='auth.jwt.revocation.on_unavailable', kind='str', table='auth.jwt.revocation', default='refuse', env='AUTH_JWT_REVOCATION_ON_UNAVAILABLE', opts=('--auth-jwt-revocation-on_unavailable',), dependon=('auth.enabled',), help='refuse (503 while the store is down) or admit', choices=('refuse', 'admit')),
             Field(key='auth.jwt.revocation.max_propagation_delay', kind='duration', table='auth.jwt.revocation', default=datetime.timedelta(microseconds=0), env='AUTH_JWT_REVOCATION_MAX_PROPAGATION_DELAY', opts=('--auth-jwt-revocation-max_propagation_delay',), dependon=('auth.enabled',), help='How long a revoked token may still pass; 0s reads the store on every request'),
             Field(key='auth.jwt.allow_loopback_http', kind='bool', table='auth.jwt', default=False, env='AUTH_JWT_ALLOW_LOOPBACK_HTTP', opts=('--auth-jwt-allow_loopback_http',), dependon=('auth.enabled',), help='Permits an http loopback issuer in development'),
+            Field(key='auth.jwt.token_cache_size', kind='int', table='auth.jwt', default=1024, env='AUTH_JWT_TOKEN_CACHE_SIZE', opts=('--auth-jwt-token_cache_size',), secret='show', dependon=('auth.enabled',), help='Verified tokens remembered until their exp (an LRU, dropped when the keys change); 0 turns it off'),
             Field(key='auth.passkey.path', kind='str', table='auth.passkey', default='/auth/passkey', env='AUTH_PASSKEY_PATH', opts=('--auth-passkey-path',), dependon=('auth.enabled',), help='Where the passkey ceremonies are mounted'),
             Field(key='auth.passkey.rp_id', kind='str', table='auth.passkey', env='AUTH_PASSKEY_RP_ID', opts=('--auth-passkey-rp_id',), dependon=('auth.enabled',), help='Relying-party ID: a domain (example.com, localhost), never an IP address; required'),
             Field(key='auth.passkey.rp_name', kind='str', table='auth.passkey', env='AUTH_PASSKEY_RP_NAME', opts=('--auth-passkey-rp_name',), dependon=('auth.enabled',), help='The service name authenticators show; required'),

@@ -205,6 +205,8 @@ class JwtSettings:
     revocation: Revocation
     #: Permits an http loopback issuer in development.
     allow_loopback_http: Annotated[bool, default("false")]
+    #: Verified tokens remembered until their exp (an LRU, dropped when the keys change); 0 turns it off.
+    token_cache_size: Annotated[int, default("1024"), secret("show")] = 1024
 
 
 @dataclass

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class CachedToken:
-    """What a verified token left behind: its payload bytes and the facts drawn from them."""
+class CachedToken(NamedTuple):
+    """What a verified token left behind: its payload bytes and the facts drawn from them.
+
+    A tuple rather than a frozen dataclass: one is built on every cache miss, and a tuple is
+    built several times faster.
+    """
 
     payload: bytes
     header: dict[str, Any]
@@ -33,9 +35,12 @@ class CachedToken:
     expires_at: float
 
 
+_sha256 = hashlib.sha256
+
+
 def token_digest(token: str) -> bytes:
     """The cache key of ``token``: SHA-256, so no two tokens can be made to share an entry."""
-    return hashlib.sha256(token.encode("ascii")).digest()
+    return _sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 
 class TokenCache:

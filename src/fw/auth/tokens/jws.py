@@ -4,8 +4,8 @@ The compact form is parsed here, once, with stricter rules than a general JOSE l
 applies: a size limit, strict base64url, no duplicate JSON members, no ``crit``/``zip``/
 ``b64``/``enc`` header, no nested token, a short ``kid`` and an allow-listed asymmetric
 algorithm. ``cryptography`` checks the signature with the key object joserfc imported, through
-a check prepared once per key and algorithm (:mod:`fw.auth.tokens.signatures`). Access tokens and ID tokens both
-come through here; each adds its own claim rules on top.
+a check prepared once per key and algorithm (:mod:`fw.auth.tokens.signatures`). Access tokens
+and ID tokens both come through here; each adds its own claim rules on top.
 
 Speed without loosening a rule: JSON is decoded by msgspec (in C) and accepted only when
 re-encoding the result gives back the exact input bytes, which proves there was no duplicate
@@ -194,7 +194,7 @@ class JwsVerifier:
             raise TokenRejected("payload is not base64url JSON") from None
 
     def _check_for(self, key: Key, jws: CompactJws) -> SignatureCheck:
-        """The prepared check for ``key`` and the token's algorithm; :class:`TokenRejected` when they do not fit."""
+        """The prepared check for ``key`` and the token's algorithm; :class:`TokenRejected` if unfit."""
         alg = jws.alg
         remembered = self._checks.get((id(key), alg))
         if remembered is not None and remembered[0] is key:

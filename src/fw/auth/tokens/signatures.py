@@ -58,7 +58,9 @@ def prepare(key: Key, alg: str) -> SignatureCheck:
     raise TypeError(f"no signature check for {alg}")
 
 
-def _rsa(public: rsa.RSAPublicKey, pad: padding.AsymmetricPadding, digest: hashes.HashAlgorithm) -> SignatureCheck:
+def _rsa(
+    public: rsa.RSAPublicKey, pad: padding.AsymmetricPadding, digest: hashes.HashAlgorithm
+) -> SignatureCheck:
     def check(signing_input: bytes, signature: bytes) -> bool:
         try:
             public.verify(signature, signing_input, pad, digest)

@@ -56,6 +56,12 @@ def check_jwt(jwt: JwtSettings) -> None:
     check_admission("auth.jwt", jwt)
     _discovery(jwt)
     _revocation(jwt)
+    if jwt.token_cache_size < 0:
+        raise StartupError(
+            "auth.jwt.token_cache_size",
+            jwt.token_cache_size,
+            "use 0 (no cache) or a positive number of tokens",
+        )
 
 
 def _discovery(jwt: JwtSettings) -> None:
