@@ -67,6 +67,7 @@ class StaticFirstRouter(Router):
                 # What the scan does for a full match of a route without parameters.
                 if "router" not in scope:
                     scope["router"] = self
+                scope["route"] = route
                 scope["endpoint"] = route.endpoint
                 scope["path_params"] = dict(scope.get("path_params", {}))
                 await route.app(scope, receive, send)
