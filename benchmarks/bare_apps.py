@@ -67,3 +67,44 @@ async def raw_asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 fw_app = make_fw()
 starlette_app = make_starlette()
+
+
+def make_lean_prototype(app: Any) -> Any:
+    """A prototype of a leaner fw core path, for the plan in docs/performance.md; not fw code.
+
+    One ASGI callable in front of the App: a fixed-path route found in a dict is called
+    directly (``Request`` in, ``Response`` out, one ``try`` rendering errors as fw's problem
+    documents) with no middleware layers between the server and the handler; anything else
+    (a parameterised path, a body, any other scope) goes to the App unchanged. It shows what
+    collapsing ServerErrorMiddleware, the exception middleware and the router into one layer
+    could reach; a real core would also have to run the middleware an App has (auth).
+    """
+    from starlette.requests import Request
+
+    from fw.problems import problem_from
+
+    app.build()
+    table = {
+        (entry.pattern.path, entry.pattern.method): entry.handler
+        for entry in app.entries
+        if not entry.pattern.wildcards and entry.pattern.method is not None
+    }
+
+    async def lean(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            handler = table.get((scope["path"], scope["method"]))
+            if handler is not None and not any(
+                name in (b"content-length", b"transfer-encoding") for name, _ in scope["headers"]
+            ):
+                try:
+                    response = await handler(Request(scope, receive, send))
+                except Exception as error:
+                    response = problem_from(error).response()
+                await response(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return lean
+
+
+lean_app = make_lean_prototype(fw_app)

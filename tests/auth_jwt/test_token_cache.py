@@ -68,15 +68,33 @@ def _mint(issuer: LocalIssuer, subject: str = "alice", **options: object) -> str
     return issuer.mint(subject, issued_at=NOW, lifetime=timedelta(minutes=5), **options)  # type: ignore[arg-type]
 
 
+async def _cached(verifier: Verifier, token: str) -> None:
+    """Verify ``token`` twice: the second verification admits it to the cache."""
+    await verifier.verify(token)
+    await verifier.verify(token)
+
+
 # What is remembered -----------------------------------------------------------------------------
-async def test_a_repeated_token_is_verified_once_and_gives_the_same_facts_every_time() -> None:
+async def test_a_token_seen_once_is_not_kept_and_its_second_verification_admits_it() -> None:
+    issuer = LocalIssuer()
+    keys, clock = Keys(issuer), Clock()
+    verifier = _verifier(keys, clock)
+    token = _mint(issuer)
+    await verifier.verify(token)
+    assert verifier.cache is not None and len(verifier.cache) == 0
+    await verifier.verify(token)
+    assert len(verifier.cache) == 1
+    assert keys.lookups == 2
+
+
+async def test_a_repeated_token_is_then_served_with_the_same_facts_every_time() -> None:
     issuer = LocalIssuer()
     keys, clock = Keys(issuer), Clock()
     verifier = _verifier(keys, clock)
     token = _mint(issuer, token_id="j1")
     first = await verifier.verify(token)
-    again = [await verifier.verify(token) for _ in range(3)]
-    assert keys.lookups == 1
+    again = [await verifier.verify(token) for _ in range(4)]
+    assert keys.lookups == 2
     for verified in again:
         assert verified == first
     assert (first.identity, first.token_id, first.issued_at, first.issuer) == ("alice", "j1", NOW, issuer.url)
@@ -87,6 +105,7 @@ async def test_each_request_gets_its_own_claims_and_header_from_a_cached_token()
     keys, clock = Keys(issuer), Clock()
     verifier = _verifier(keys, clock)
     token = _mint(issuer, claims={"groups": ["staff"]})
+    await verifier.verify(token)
     first = await verifier.verify(token)
     first.claims["sub"] = "mallory"
     first.claims["groups"].append("admin")
@@ -94,7 +113,7 @@ async def test_each_request_gets_its_own_claims_and_header_from_a_cached_token()
     second = await verifier.verify(token)
     third = await verifier.verify(token)
     second.claims["groups"].append("root")
-    assert keys.lookups == 1
+    assert keys.lookups == 2
     assert third.claims["sub"] == "alice"
     assert third.claims["groups"] == ["staff"]
     assert third.header["kid"] == issuer.signing_key.kid
@@ -105,11 +124,11 @@ async def test_a_token_differing_by_one_character_is_its_own_entry_and_is_verifi
     keys, clock = Keys(issuer), Clock()
     verifier = _verifier(keys, clock)
     token = _mint(issuer)
-    await verifier.verify(token)
+    await _cached(verifier, token)
     tampered = token[:-2] + ("A" if token[-2] != "A" else "B") + token[-1]
     with pytest.raises(TokenRejected):
         await verifier.verify(tampered)
-    assert keys.lookups == 2
+    assert keys.lookups == 3
     assert token_digest(token) != token_digest(tampered)
 
 
@@ -119,13 +138,13 @@ async def test_an_entry_is_never_used_past_the_tokens_exp_even_inside_the_leeway
     keys, clock = Keys(issuer), Clock()
     verifier = _verifier(keys, clock)
     token = _mint(issuer)  # exp = NOW + 300
-    await verifier.verify(token)
+    await _cached(verifier, token)
     clock.now = NOW + 299
     await verifier.verify(token)
-    assert keys.lookups == 1
+    assert keys.lookups == 2
     clock.now = NOW + 300
     await verifier.verify(token)  # re-verified from scratch: the leeway still accepts it
-    assert keys.lookups == 2
+    assert keys.lookups == 3
     clock.now = NOW + 331
     with pytest.raises(TokenRejected, match="expired"):
         await verifier.verify(token)
@@ -133,10 +152,17 @@ async def test_an_entry_is_never_used_past_the_tokens_exp_even_inside_the_leeway
 
 def test_the_table_itself_refuses_an_entry_already_past_its_exp() -> None:
     cache = TokenCache(4)
-    entry = CachedToken(b"{}", {}, "alice", None, NOW - 600, NOW - 300)
-    cache.put(b"d", entry, NOW, version=1)
-    assert cache.get(b"d", NOW, version=1) is None
+    entry = CachedToken(token_digest("t"), b"{}", {}, "alice", None, NOW - 600, NOW - 300)
+    cache.put("t", entry, NOW, version=1)
+    assert cache.get("t", NOW, version=1) is None
     assert len(cache) == 0
+
+
+def test_an_entry_answers_only_the_token_whose_digest_it_holds() -> None:
+    cache = TokenCache(4)
+    entry = CachedToken(token_digest("other"), b"{}", {}, "alice", None, NOW, NOW + 300)
+    cache.put("t", entry, NOW, version=1)  # filed under "t" but vouching for another token
+    assert cache.get("t", NOW, version=1) is None
 
 
 async def test_the_least_recently_used_token_is_evicted_when_the_cache_is_full() -> None:
@@ -144,14 +170,16 @@ async def test_the_least_recently_used_token_is_evicted_when_the_cache_is_full()
     keys, clock = Keys(issuer), Clock()
     verifier = _verifier(keys, clock, size=2)
     a, b, c = (_mint(issuer, name) for name in ("a", "b", "c"))
-    for token in (a, b, a, c):  # a was used after b, so b is the one to go
-        await verifier.verify(token)
-    assert keys.lookups == 3
+    await _cached(verifier, a)
+    await _cached(verifier, b)
+    await verifier.verify(a)  # a hit: a was used after b, so b is the one to go
+    await _cached(verifier, c)
+    assert keys.lookups == 6
     await verifier.verify(a)
     await verifier.verify(c)
-    assert keys.lookups == 3
+    assert keys.lookups == 6
     await verifier.verify(b)
-    assert keys.lookups == 4
+    assert keys.lookups == 7
     assert verifier.cache is not None and len(verifier.cache) == 2
 
 
@@ -161,10 +189,11 @@ async def test_a_change_of_key_set_drops_every_entry() -> None:
     keys, clock = Keys(issuer), Clock()
     verifier = _verifier(keys, clock)
     token = _mint(issuer)
-    await verifier.verify(token)
+    await _cached(verifier, token)
     keys.version = 2
     await verifier.verify(token)
-    assert keys.lookups == 2
+    assert keys.lookups == 3
+    assert verifier.cache is not None and len(verifier.cache) == 0
 
 
 async def test_a_key_the_issuer_withdrew_stops_vouching_for_cached_tokens() -> None:
@@ -172,7 +201,7 @@ async def test_a_key_the_issuer_withdrew_stops_vouching_for_cached_tokens() -> N
     keys, clock = Keys(issuer), Clock()
     verifier = _verifier(keys, clock)
     token = _mint(issuer)
-    await verifier.verify(token)
+    await _cached(verifier, token)
     issuer.rotate(keep_previous=False)
     keys.version = 2
     with pytest.raises(TokenRejected, match="no published key"):
@@ -183,13 +212,14 @@ async def test_a_token_verified_while_the_key_set_changed_is_not_kept() -> None:
     issuer = LocalIssuer()
     keys, clock = Keys(issuer), Clock()
     verifier = _verifier(keys, clock)
-    keys.during_lookup.append(2)  # the key set changes while this token is being checked
     token = _mint(issuer)
     await verifier.verify(token)
+    keys.during_lookup.append(2)  # the key set changes while the admitting check runs
     await verifier.verify(token)
-    assert keys.lookups == 2
+    assert verifier.cache is not None and len(verifier.cache) == 0
+    await _cached(verifier, token)  # under the new version: seen, then admitted
     await verifier.verify(token)
-    assert keys.lookups == 2
+    assert keys.lookups == 4
 
 
 # What is never cached ---------------------------------------------------------------------------
@@ -247,8 +277,8 @@ async def test_revocation_still_runs_on_every_request_for_a_cached_token(
     async with serving(settings, sqlite_store) as (client, extension):
         jti = uuid.uuid4().hex
         token = issuer.mint(token_id=jti)
-        assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
-        assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
+        for _ in range(3):
+            assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
         assert extension.running is not None and extension.running.verifier.cache is not None
         assert len(extension.running.verifier.cache) == 1
         await fw.auth.revoke_token(issuer.url, jti, "leaked")
@@ -262,7 +292,8 @@ async def test_admission_still_runs_on_every_request_for_a_cached_token(
     async with serving(settings, sqlite_store) as (client, _):
         token = issuer.mint("carol")
         await admission.allow(issuer.url, "sub", "carol")
-        assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
+        for _ in range(3):
+            assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
         assert await admission.disallow(issuer.url, "sub", "carol")
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
 

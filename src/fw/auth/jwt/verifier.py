@@ -28,6 +28,8 @@ from fw.auth.tokens.jws import MAX_TOKEN_BYTES, JwsVerifier, decode_claims, norm
 KeyLookup = Callable[[str | None, str], Awaitable[Key | None]]
 #: Identifies the key set in use; the token cache is dropped whenever its answer changes.
 KeyVersion = Callable[[], object]
+#: The key for (kid, alg) when it can be had without awaiting, else ``None``.
+FreshKey = Callable[[str | None, str], Key | None]
 
 
 def _no_version() -> object:
@@ -85,8 +87,10 @@ def _grants(claims: dict[str, Any], required: frozenset[str]) -> bool:
 class Verifier:
     """Verifies compact JWS access tokens for one :class:`Policy` with keys from ``key_for``.
 
-    With ``cache_size`` above zero, tokens that passed are remembered (see
-    :mod:`fw.auth.jwt.cache`) for as long as ``key_version`` gives the same answer.
+    ``fresh_key``, when given, answers a key lookup without awaiting when it can (``None``
+    sends the lookup to ``key_for``). With ``cache_size`` above zero, tokens that passed are
+    remembered (see :mod:`fw.auth.jwt.cache`) for as long as ``key_version`` gives the same
+    answer.
     """
 
     def __init__(
@@ -97,10 +101,12 @@ class Verifier:
         clock: Callable[[], float] = time.time,
         cache_size: int = 0,
         key_version: KeyVersion = _no_version,
+        fresh_key: FreshKey | None = None,
     ) -> None:
         self.policy = policy
         self.cache = TokenCache(cache_size) if cache_size > 0 else None
         self._key_version = key_version
+        self._fresh_key = fresh_key
         self._jws = JwsVerifier(policy.algorithms, max_bytes=MAX_TOKEN_BYTES)
         self._key_for = key_for
         self._clock = clock
@@ -115,35 +121,42 @@ class Verifier:
     async def verify(self, token: str) -> VerifiedToken:
         """Every check, or the cached outcome of every check; raises :class:`TokenRejected`."""
         cache = self.cache
-        if cache is None:
-            return (await self._verify(token))[0]
-        digest = token_digest(token)
-        version = self._key_version()
-        entry = cache.get(digest, self._clock(), version)
-        if entry is not None:
-            return VerifiedToken(
-                decode_claims(entry.payload),
-                dict(entry.header),
-                self.policy.issuer,
-                entry.identity,
-                entry.token_id,
-                entry.issued_at,
-            )
-        verified, payload, exp = await self._verify(token)
-        # A key set that changed while this token was checked may not vouch for it: not kept.
-        if self._key_version() == version:
+        version: object = None
+        if cache is not None:
+            version = self._key_version()
+            entry = cache.get(token, self._clock(), version)
+            if entry is not None:
+                return VerifiedToken(
+                    decode_claims(entry.payload),
+                    dict(entry.header),
+                    self.policy.issuer,
+                    entry.identity,
+                    entry.token_id,
+                    entry.issued_at,
+                )
+        header, signing_input, signature = self._jws.split(token)
+        kid, alg = header.get("kid"), header["alg"]
+        key = self._fresh_key(kid, alg) if self._fresh_key is not None else None
+        waited = key is None
+        if waited:
+            key = await self._key_for(kid, alg)
+        payload = self._jws.signed_payload(header, signing_input, signature, key)
+        verified, exp = self._check_claims(header, decode_claims(payload))
+        # Only a token seen verified before is kept, and only if the key set did not change
+        # while it was checked (keys that changed may no longer vouch for it); without a
+        # wait for the key lookup nothing else ran meanwhile, so the version is the same.
+        if cache is not None and cache.admits(token) and (not waited or self._key_version() == version):
             entry = CachedToken(
-                payload, dict(verified.header), verified.identity, verified.token_id, verified.issued_at, exp
+                token_digest(token),
+                payload,
+                dict(header),
+                verified.identity,
+                verified.token_id,
+                verified.issued_at,
+                exp,
             )
-            cache.put(digest, entry, self._clock(), version)
+            cache.put(token, entry, self._clock(), version)
         return verified
-
-    async def _verify(self, token: str) -> tuple[VerifiedToken, bytes, float]:
-        """Every check; the verified token, its payload bytes and its ``exp``."""
-        jws = self._jws.parse(token)
-        payload = self._jws.payload(jws, await self._key_for(jws.kid, jws.alg))
-        verified, exp = self._check_claims(jws.header, decode_claims(payload))
-        return verified, payload, exp
 
     def _check_claims(self, header: dict[str, Any], claims: dict[str, Any]) -> tuple[VerifiedToken, float]:
         policy = self.policy
@@ -159,8 +172,10 @@ class Verifier:
         if required and not _grants(claims, required):
             raise TokenRejected("required scope missing")
         identity = claims.get(policy.identity_claim)
-        if isinstance(identity, bool) or not isinstance(identity, str | int) or identity == "":
+        if type(identity) is not str and (isinstance(identity, bool) or not isinstance(identity, str | int)):
+            raise TokenRejected(f"identity claim {policy.identity_claim!r} is missing")
+        if identity == "":
             raise TokenRejected(f"identity claim {policy.identity_claim!r} is missing")
         jti = claims.get("jti")
-        token_id = jti if isinstance(jti, str) and jti else None
+        token_id = jti if jti and isinstance(jti, str) else None
         return VerifiedToken(claims, header, policy.issuer, str(identity), token_id, iat), exp

@@ -71,10 +71,13 @@ def check_claims(claims: dict[str, Any], rules: ClaimRules, now: float) -> tuple
     ):
         raise ClaimRejected("aud does not match", claim="aud")
     leeway = rules.leeway
-    exp = numeric_date(claims, "exp")
+    exp = claims.get("exp")
+    # An ordinary integer (what issuers send) needs no further check; anything else does.
+    exp = float(exp) if type(exp) is int and -_INT_RANGE < exp < _INT_RANGE else numeric_date(claims, "exp")
     if now >= exp + leeway:
         raise ClaimRejected("expired", claim="exp")
-    iat = numeric_date(claims, "iat")
+    iat = claims.get("iat")
+    iat = float(iat) if type(iat) is int and -_INT_RANGE < iat < _INT_RANGE else numeric_date(claims, "iat")
     if iat > now + leeway:
         raise ClaimRejected("iat in the future", claim="iat")
     if rules.max_age is not None and iat + rules.max_age < now:

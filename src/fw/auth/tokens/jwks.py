@@ -194,6 +194,16 @@ class JwksCache:
             key = self._keys.find(kid, alg)
         return key
 
+    def fresh_key(self, kid: str | None, alg: str) -> Key | None:
+        """The key :meth:`key_for` would answer at once, without awaiting; ``None`` otherwise.
+
+        A fresh set that has the key answers here; anything that needs a refetch or a
+        background refresh (a stale set, an unknown ``kid``) is left to :meth:`key_for`.
+        """
+        if self._clock() >= self._stale_at:
+            return None
+        return self._keys.find(kid, alg)
+
     def version(self) -> int:
         """Which key set is in use: a new number whenever a fetch brings different keys.
 
