@@ -76,11 +76,13 @@ end
 """
 
 
-def wrk(url: str, token: str | Path, duration: int, connections: int) -> tuple[float, str]:
-    """Requests/s and average latency: one ``token`` on every request, or a file of them to cycle."""
+def wrk(url: str, token: str | Path | None, duration: int, connections: int) -> tuple[float, str]:
+    """Requests/s and average latency: one ``token`` on every request, a file of them to cycle, or none."""
     command = ["wrk", "-t1", f"-c{connections}", f"-d{duration}s"]
     env = dict(os.environ)
-    if isinstance(token, Path):
+    if token is None:
+        pass
+    elif isinstance(token, Path):
         script = token.with_suffix(".lua")
         script.write_text(_CYCLE)
         command += ["-s", str(script)]
@@ -150,6 +152,7 @@ def main() -> None:
     ]
     scenarios = [s for s in scenarios if args.only.lower() in s[0].lower()]
     rows = []
+    bare_rows = []
     try:
         with LocalIssuer() as issuer:
             from datetime import timedelta
@@ -177,18 +180,25 @@ def main() -> None:
                         answer = httpx2.get(processes[kind][1], headers={"Authorization": f"Bearer {token}"})
                         assert answer.status_code == 200, (kind, answer.status_code, answer.text)
                         wrk(processes[kind][1], token, 2, args.connections)  # warm-up
+                    bare = processes["fw"][1].replace("/api/me", "/hello")
                     for _ in range(args.rounds):
                         for tokens, which in ((token, "repeated"), (cycling, "different")):
                             for kind in SERVERS_IN_ORDER:
                                 result = wrk(processes[kind][1], tokens, args.duration, args.connections)
                                 if result[0] > best.get((kind, which), (0.0, ""))[0]:
                                     best[(kind, which)] = result
+                        result = wrk(bare, None, args.duration, args.connections)
+                        if result[0] > best.get(("fw", "bare"), (0.0, ""))[0]:
+                            best[("fw", "bare")] = result
                 finally:
                     for process, _url in processes.values():
                         process.terminate()
                         process.wait(timeout=10)
                 for which in ("repeated", "different"):
                     rows.append((label, which, [best[(kind, which)] for kind in SERVERS_IN_ORDER]))
+                bare_rows.append(
+                    (label, best[("fw", "bare")], best[("fw", "repeated")], best[("fw", "different")])
+                )
     finally:
         drop_pg_database(admin, postgres)
     print(
@@ -202,6 +212,16 @@ def main() -> None:
         fw_rps, st_rps, fa_rps = (rps for rps, _ in results)
         cells = " | ".join(f"{rps:,.0f} ({latency})" for rps, latency in results)
         print(f"| {label} | {which} | {cells} | {fw_rps / st_rps:.2f}x | {fw_rps / fa_rps:.2f}x |")
+    print("\nfw's bearer request against a bare route of the same App (no token), same run:\n")
+    print(
+        "| Scenario | bare route req/s | repeated token req/s | cost / bare | different token req/s | cost / bare |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, (bare_rps, _), (same_rps, _), (other_rps, _) in bare_rows:
+        print(
+            f"| {label} | {bare_rps:,.0f} | {same_rps:,.0f} | {bare_rps / same_rps:.2f}x "
+            f"| {other_rps:,.0f} | {bare_rps / other_rps:.2f}x |"
+        )
 
 
 if __name__ == "__main__":

@@ -64,6 +64,11 @@ dsn = "{options["dsn"]}"
         assert caller is not None
         return fw.JSONResponse({"sub": caller.account_id})
 
+    @app.route("GET /hello")
+    async def hello(request: fw.Request) -> fw.Response:
+        """A bare route in the same App (no token needed), the yardstick of a bearer request."""
+        return fw.JSONResponse({"sub": "anonymous"})
+
     import uvicorn
 
     # What fw.run does, minus the access log (neither server logs each request here).
