@@ -214,7 +214,8 @@ def main() -> None:
         print(f"| {label} | {which} | {cells} | {fw_rps / st_rps:.2f}x | {fw_rps / fa_rps:.2f}x |")
     print("\nfw's bearer request against a bare route of the same App (no token), same run:\n")
     print(
-        "| Scenario | bare route req/s | repeated token req/s | cost / bare | different token req/s | cost / bare |"
+        "| Scenario | bare route req/s | repeated token req/s | cost / bare "
+        "| different token req/s | cost / bare |"
     )
     print("|---|---:|---:|---:|---:|---:|")
     for label, (bare_rps, _), (same_rps, _), (other_rps, _) in bare_rows:
