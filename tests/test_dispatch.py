@@ -133,3 +133,27 @@ async def test_the_table_looks_paths_up_below_the_root_path(root_path: str) -> N
         response = await client.get(f"{root_path}/health")
     assert response.status_code == 200
     assert response.text.startswith("health GET")
+
+
+class _AsgiEndpoint:
+    """An object Starlette treats as an ASGI app, not as a request handler."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await PlainTextResponse(f"asgi {scope['method']}")(scope, receive, send)
+
+
+def test_an_app_route_to_an_asgi_object_stays_an_asgi_app_and_a_function_is_called_with_a_request() -> None:
+    from starlette.testclient import TestClient
+
+    import fw
+
+    app = fw.App()
+    app.add_route("GET /asgi", _AsgiEndpoint())  # type: ignore[arg-type]
+
+    @app.route("GET /plain")
+    def plain(request: fw.Request) -> fw.Response:
+        return PlainTextResponse(f"plain {request.url.path}")
+
+    with TestClient(app) as client:
+        assert client.get("/asgi").text == "asgi GET"
+        assert client.get("/plain").text == "plain /plain"
