@@ -129,7 +129,8 @@ class App:
                     methods=_ALL_METHODS if entry.pattern.method is None else [entry.pattern.method],
                     name=entry.name,
                 )
-                if route.app is not entry.handler:  # a request handler, not an ASGI app Starlette kept as is
+                kept: object = route.app
+                if kept is not entry.handler:  # a request handler, not an ASGI app Starlette kept as is
                     route.app = handler_app(entry.handler)
                 routes.append(route)
             routes.extend(openapi_routes(self))
