@@ -158,9 +158,16 @@ class JwsVerifier:
 
         The hot path of bearer verification uses the parts without building a :class:`CompactJws`.
         """
-        raw = self._raw(token)
+        if self._max_bytes is not None and len(token) > self._max_bytes:
+            raise TokenRejected("token larger than the limit")
+        if token.count(".") != 2:
+            raise TokenRejected("not a compact JWS (encrypted or malformed)")
+        try:
+            raw = token.encode("ascii")
+        except UnicodeEncodeError:
+            raise TokenRejected("not base64url segments") from None
         signing_input, _, signature = raw.rpartition(b".")
-        segment = raw[: raw.index(b".")]
+        segment = signing_input.partition(b".")[0]
         header = self._headers.get(segment)
         if header is None:
             header = self._header(segment)
@@ -226,13 +233,3 @@ class JwsVerifier:
             self._checks.clear()
         self._checks[(id(key), alg)] = (key, check)
         return check
-
-    def _raw(self, token: str) -> bytes:
-        if self._max_bytes is not None and len(token) > self._max_bytes:
-            raise TokenRejected("token larger than the limit")
-        if token.count(".") != 2:
-            raise TokenRejected("not a compact JWS (encrypted or malformed)")
-        try:
-            return token.encode("ascii")
-        except UnicodeEncodeError:
-            raise TokenRejected("not base64url segments") from None
