@@ -259,9 +259,8 @@ def main() -> None:
         if value is floor:
             print(f"| {label} | {value:.1f} | - | - |")
             continue
-        print(
-            f"| {label} | {value:.1f} | {value - floor:+.1f} µs | {(value - floor) / (hand - floor):.2f}x |"
-        )
+        ratio = f"{(value - floor) / (hand - floor):.2f}x" if value > floor else "below the floor"
+        print(f"| {label} | {value:.1f} | {value - floor:+.1f} µs | {ratio} |")
 
 
 if __name__ == "__main__":
