@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 from datetime import timedelta
 
 import pytest
@@ -12,7 +12,7 @@ import fw.auth
 from fw._fw_config import LOADERS
 from fw.auth import admission
 from fw.auth.jwt.cache import CachedToken, TokenCache, token_digest
-from fw.auth.jwt.verifier import Policy, TokenRejected, Verifier
+from fw.auth.jwt.verifier import Policy, TokenRejected, VerifiedToken, Verifier
 from fw.auth.plugin import check
 from fw.auth.tokens.algorithms import Key
 from fw.errors import StartupError
@@ -319,3 +319,16 @@ def test_a_negative_size_is_a_startup_error_naming_the_key() -> None:
     with pytest.raises(StartupError) as refused:
         check(mode_settings(settings), lambda _key: "default")
     assert refused.value.key == "auth.jwt.token_cache_size"
+
+
+async def test_a_verified_token_is_an_ordinary_frozen_verified_token_cached_or_not() -> None:
+    issuer = LocalIssuer()
+    keys, clock = Keys(issuer), Clock()
+    verifier = _verifier(keys, clock)
+    token = _mint(issuer, token_id="j1")
+    results = [await verifier.verify(token) for _ in range(3)]  # checked, admitted, cached
+    for verified in results:
+        assert type(verified) is VerifiedToken
+        assert verified == VerifiedToken(verified.claims, verified.header, issuer.url, "alice", "j1", NOW)
+        with pytest.raises(FrozenInstanceError):
+            verified.identity = "mallory"  # type: ignore[misc]
