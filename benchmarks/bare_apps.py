@@ -7,11 +7,13 @@ objects). Run one with ``uvicorn bare_apps:<name>`` from this folder.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+# FW_BENCH_SRC points at another fw source tree (an older commit) to measure it the same way.
+sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(Path(__file__).resolve().parents[1] / "src"))
 
 ANSWER = {"hello": "world"}
 BODY = b'{"hello":"world"}'

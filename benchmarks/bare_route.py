@@ -13,7 +13,12 @@ app on 127.0.0.1, wrk, round-robin rounds, best round of each). Rows:
     .venv/bin/python benchmarks/bare_route.py [--iterations 100] [--rounds 300] [--seconds 8]
         [--http-rounds 3] [--skip-http] [--profile]
 
-``--profile`` prints a cProfile summary of fw's in-process path (by own time).
+``--profile`` prints a cProfile summary of fw's in-process path (by own time). To measure
+another fw tree the same way (say the commit before a change), point ``FW_BENCH_SRC`` at its
+``src`` folder, for example::
+
+    git archive <commit> src | tar -x -C /tmp/fw-before
+    FW_BENCH_SRC=/tmp/fw-before/src .venv/bin/python benchmarks/bare_route.py --skip-http
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
 
 SCOPE: dict[str, Any] = {
     "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
@@ -154,7 +159,7 @@ def over_http(seconds: int, connections: int, rounds: int) -> dict[str, float]:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install -y wrk)")
     servers: list[tuple[str, int, subprocess.Popen[bytes]]] = []
-    env = {**os.environ, "PYTHONPATH": f"{HERE}:{HERE.parent / 'src'}"}
+    env = {**os.environ, "PYTHONPATH": f"{HERE}:{os.environ.get('FW_BENCH_SRC') or HERE.parent / 'src'}"}
     best: dict[str, float] = {}
     try:
         for label, attribute, _ in apps():
