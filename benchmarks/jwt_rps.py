@@ -1,10 +1,15 @@
-"""End-to-end requests/second of a protected GET with an RS256 bearer token: fw vs FastAPI + PyJWT.
+"""End-to-end requests/second of a protected GET with an RS256 bearer token: fw vs its peers.
 
-One uvicorn process per server, wrk on 127.0.0.1, one run per scenario:
-revocation off; revocation both with max_propagation_delay 0 on SQLite; the same on PostgreSQL
-(``FW_BENCH_POSTGRES_DSN``, default the local test server). Prints a Markdown table.
+Peers: Starlette + joserfc and FastAPI + PyJWT, hand-built to do fw's checks (see
+``jwt_servers.py``). One uvicorn process per server, wrk on 127.0.0.1, per scenario: revocation
+off; revocation both with max_propagation_delay 0 on SQLite; the same on PostgreSQL
+(``FW_BENCH_POSTGRES_DSN``, default the local test server). Each scenario runs twice: the same
+token on every request (what fw's verified-token cache serves) and a different token on every
+request (a wrk Lua script cycling through more tokens than the cache holds, so fw verifies every
+one). ``--rounds`` repeats every measurement round-robin and keeps each server's best, so the
+peers meet the same machine noise. Prints a Markdown table.
 
-    .venv/bin/python benchmarks/jwt_rps.py [--duration 10] [--connections 32]
+    .venv/bin/python benchmarks/jwt_rps.py [--duration 8] [--connections 32] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -60,13 +65,31 @@ def start(kind: str, options: dict[str, object]) -> subprocess.Popen[bytes]:
     raise RuntimeError(f"{kind} server did not start: {process.communicate()[1].decode()[-2000:]}")
 
 
-def wrk(url: str, token: str, duration: int, connections: int) -> tuple[float, str]:
-    out = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "-H", f"Authorization: Bearer {token}", url],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+_CYCLE = """
+local tokens = {}
+for line in io.lines(os.getenv("FW_BENCH_TOKENS")) do tokens[#tokens + 1] = line end
+local i = 0
+request = function()
+  i = i % #tokens + 1
+  return wrk.format("GET", nil, {["Authorization"] = "Bearer " .. tokens[i]})
+end
+"""
+
+
+def wrk(url: str, token: str | Path | None, duration: int, connections: int) -> tuple[float, str]:
+    """Requests/s and average latency: one ``token`` on every request, a file of them to cycle, or none."""
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{duration}s"]
+    env = dict(os.environ)
+    if token is None:
+        pass
+    elif isinstance(token, Path):
+        script = token.with_suffix(".lua")
+        script.write_text(_CYCLE)
+        command += ["-s", str(script)]
+        env["FW_BENCH_TOKENS"] = str(token)
+    else:
+        command += ["-H", f"Authorization: Bearer {token}"]
+    out = subprocess.run([*command, url], capture_output=True, text=True, check=True, env=env).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     latency = re.search(r"Latency\s+(\S+)", out)
@@ -102,10 +125,16 @@ def drop_pg_database(admin: str, dsn: str) -> None:
     asyncio.run(drop())
 
 
+SERVERS_IN_ORDER = ("fw", "starlette", "fastapi")
+LABELS = {"fw": "fw", "starlette": "Starlette + joserfc", "fastapi": "FastAPI + PyJWT"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--duration", type=int, default=8)
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--tokens", type=int, default=3000, help="distinct tokens for the cycling runs")
     parser.add_argument("--only", default="", help="run only scenarios whose label contains this text")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -123,46 +152,77 @@ def main() -> None:
     ]
     scenarios = [s for s in scenarios if args.only.lower() in s[0].lower()]
     rows = []
+    bare_rows = []
     try:
         with LocalIssuer() as issuer:
             from datetime import timedelta
 
-            token = issuer.mint(
-                "bench-user", scope="orders.read", audience="api", lifetime=timedelta(minutes=50)
-            )
+            def mint(subject: str) -> str:
+                lifetime = timedelta(minutes=50)
+                return issuer.mint(subject, scope="orders.read", audience="api", lifetime=lifetime)
+
+            token = mint("bench-user")
+            cycling = workdir / "tokens.txt"
+            cycling.write_text("\n".join(mint(f"user-{n}") for n in range(args.tokens)) + "\n")
             for label, mode, dsn in scenarios:
-                results = {}
-                for kind in ("fw", "fastapi"):
-                    options = {
-                        "issuer": issuer.url,
-                        "revocation": mode,
-                        "dsn": dsn,
-                        "port": free_port(),
-                        "workdir": str(workdir),
-                    }
-                    process = start(kind, options)
-                    try:
-                        url = f"http://127.0.0.1:{options['port']}/api/me"
-                        answer = httpx2.get(url, headers={"Authorization": f"Bearer {token}"})
-                        assert answer.status_code == 200
-                        wrk(url, token, 2, args.connections)  # warm-up
-                        results[kind] = wrk(url, token, args.duration, args.connections)
-                    finally:
+                best: dict[tuple[str, str], tuple[float, str]] = {}
+                processes = {}
+                try:
+                    for kind in SERVERS_IN_ORDER:
+                        options = {
+                            "issuer": issuer.url,
+                            "revocation": mode,
+                            "dsn": dsn,
+                            "port": free_port(),
+                            "workdir": str(workdir),
+                        }
+                        processes[kind] = (start(kind, options), f"http://127.0.0.1:{options['port']}/api/me")
+                        answer = httpx2.get(processes[kind][1], headers={"Authorization": f"Bearer {token}"})
+                        assert answer.status_code == 200, (kind, answer.status_code, answer.text)
+                        wrk(processes[kind][1], token, 2, args.connections)  # warm-up
+                    bare = processes["fw"][1].replace("/api/me", "/hello")
+                    for _ in range(args.rounds):
+                        for tokens, which in ((token, "repeated"), (cycling, "different")):
+                            for kind in SERVERS_IN_ORDER:
+                                result = wrk(processes[kind][1], tokens, args.duration, args.connections)
+                                if result[0] > best.get((kind, which), (0.0, ""))[0]:
+                                    best[(kind, which)] = result
+                        result = wrk(bare, None, args.duration, args.connections)
+                        if result[0] > best.get(("fw", "bare"), (0.0, ""))[0]:
+                            best[("fw", "bare")] = result
+                finally:
+                    for process, _url in processes.values():
                         process.terminate()
                         process.wait(timeout=10)
-                rows.append((label, results["fw"], results["fastapi"]))
+                for which in ("repeated", "different"):
+                    rows.append((label, which, [best[(kind, which)] for kind in SERVERS_IN_ORDER]))
+                bare_rows.append(
+                    (label, best[("fw", "bare")], best[("fw", "repeated")], best[("fw", "different")])
+                )
     finally:
         drop_pg_database(admin, postgres)
     print(
-        f"wrk -t1 -c{args.connections} -d{args.duration}s, one uvicorn process each, {os.cpu_count()} cores\n"
+        f"wrk -t1 -c{args.connections} -d{args.duration}s, best of {args.rounds} round-robin rounds, "
+        f"one uvicorn process each, {os.cpu_count()} cores\n"
     )
+    head = " | ".join(f"{LABELS[k]} req/s" for k in SERVERS_IN_ORDER)
+    print(f"| Scenario | token | {head} | fw / Starlette | fw / FastAPI |")
+    print("|---|---|" + "---:|" * (len(SERVERS_IN_ORDER) + 2))
+    for label, which, results in rows:
+        fw_rps, st_rps, fa_rps = (rps for rps, _ in results)
+        cells = " | ".join(f"{rps:,.0f} ({latency})" for rps, latency in results)
+        print(f"| {label} | {which} | {cells} | {fw_rps / st_rps:.2f}x | {fw_rps / fa_rps:.2f}x |")
+    print("\nfw's bearer request against a bare route of the same App (no token), same run:\n")
     print(
-        "| Scenario | fw req/s | fw avg latency | FastAPI + PyJWT req/s "
-        "| FastAPI avg latency | fw / FastAPI |"
+        "| Scenario | bare route req/s | repeated token req/s | cost / bare "
+        "| different token req/s | cost / bare |"
     )
     print("|---|---:|---:|---:|---:|---:|")
-    for label, (fw_rps, fw_lat), (fa_rps, fa_lat) in rows:
-        print(f"| {label} | {fw_rps:,.0f} | {fw_lat} | {fa_rps:,.0f} | {fa_lat} | {fw_rps / fa_rps:.2f}x |")
+    for label, (bare_rps, _), (same_rps, _), (other_rps, _) in bare_rows:
+        print(
+            f"| {label} | {bare_rps:,.0f} | {same_rps:,.0f} | {bare_rps / same_rps:.2f}x "
+            f"| {other_rps:,.0f} | {bare_rps / other_rps:.2f}x |"
+        )
 
 
 if __name__ == "__main__":

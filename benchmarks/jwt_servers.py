@@ -1,9 +1,11 @@
-"""Servers for the bearer benchmarks: the fw jwt_only App and a FastAPI + PyJWT equivalent.
+"""Servers for the bearer benchmarks: the fw jwt_only App and two hand-built equivalents.
 
-``python benchmarks/jwt_servers.py fw|fastapi '<json>'`` serves ``GET /api/me`` on 127.0.0.1 at
-the given port. The FastAPI app performs the same checks fw does (algorithm allow-list,
-signature, iss, aud, exp, iat, sub, typ, lifetime, scope) and, when asked, the same revocation
-query on the same table, so the comparison is like for like.
+``python benchmarks/jwt_servers.py fw|starlette|fastapi '<json>'`` serves ``GET /api/me`` on
+127.0.0.1 at the given port. The Starlette + joserfc app and the FastAPI + PyJWT app perform the
+same checks fw does (algorithm allow-list, signature, iss, aud, exp, iat, sub, typ, lifetime,
+scope) and, when asked, the same revocation query on the same table, so the comparison is like
+for like. fw runs with its defaults, the verified-token cache (``auth.jwt.token_cache_size``,
+1024) included; ``"token_cache_size"`` in the options overrides it.
 """
 
 import json
@@ -48,6 +50,7 @@ required_scopes = ["orders.read"]
 allow_loopback_http = true
 revocation.mode = "{options["revocation"]}"
 revocation.max_propagation_delay = "0s"
+token_cache_size = {options.get("token_cache_size", 1024)}
 
 [middleware.rdb]
 dsn = "{options["dsn"]}"
@@ -60,6 +63,11 @@ dsn = "{options["dsn"]}"
         caller = fw.auth.bearer(request)
         assert caller is not None
         return fw.JSONResponse({"sub": caller.account_id})
+
+    @app.route("GET /hello")
+    async def hello(request: fw.Request) -> fw.Response:
+        """A bare route in the same App (no token needed), the yardstick of a bearer request."""
+        return fw.JSONResponse({"sub": "anonymous"})
 
     import uvicorn
 
@@ -145,6 +153,96 @@ def serve_fastapi(options: dict[str, Any]) -> None:
     uvicorn.run(app, host="127.0.0.1", port=options["port"], log_level="warning", access_log=False)
 
 
+def revocation_query(dsn: str | None, issuer: str) -> Any:
+    """The revocation read the peers share (the one fw's rdb store makes), or ``None`` when off."""
+    if dsn is None:
+        return None
+    from sqlalchemy import and_, or_, select
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from fw.rdb.engine import async_url
+    from fw.rdb.tables import REVOCATIONS
+
+    engine = create_async_engine(async_url(dsn))
+
+    async def revoked(claims: dict[str, Any]) -> bool:
+        query = select(REVOCATIONS.c.kind, REVOCATIONS.c.stamp).where(
+            REVOCATIONS.c.issuer == issuer,
+            REVOCATIONS.c.expires_at > datetime.now(UTC),
+            or_(
+                and_(REVOCATIONS.c.kind == "token", REVOCATIONS.c.key == claims.get("jti", "")),
+                and_(REVOCATIONS.c.kind == "subject", REVOCATIONS.c.key == claims["sub"]),
+            ),
+        )
+        async with engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return any(kind == "token" or claims["iat"] < stamp.timestamp() for kind, stamp in rows)
+
+    return revoked
+
+
+def serve_starlette(options: dict[str, Any]) -> None:
+    """Starlette + joserfc: the hand-built app a Starlette user writes, doing fw's checks."""
+    import contextlib
+
+    import httpx2
+    import uvicorn
+    from joserfc import jwt
+    from joserfc.errors import JoseError
+    from joserfc.jwk import KeySet
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    issuer = options["issuer"]
+    revoked = revocation_query(options["dsn"] if options["revocation"] != "off" else None, issuer)
+    keys: list[KeySet] = []
+    claims_rules = jwt.JWTClaimsRegistry(
+        leeway=30,
+        iss={"essential": True, "value": issuer},
+        aud={"essential": True, "values": ["api"]},
+        exp={"essential": True},
+        iat={"essential": True},
+        sub={"essential": True},
+    )
+    unauthorized = Response(
+        b'{"detail":"Unauthorized"}',
+        401,
+        headers={"WWW-Authenticate": "Bearer"},
+        media_type="application/json",
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> Any:
+        async with httpx2.AsyncClient() as http:
+            meta = (await http.get(f"{issuer}/.well-known/openid-configuration")).json()
+            keys.append(KeySet.import_key_set((await http.get(meta["jwks_uri"])).json()))
+        yield
+
+    async def me(request: Request) -> Response:
+        scheme, _, raw = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not raw:
+            return unauthorized
+        try:
+            token = jwt.decode(raw, keys[0], algorithms=["RS256"])
+            claims_rules.validate(token.claims)
+        except (JoseError, ValueError):
+            return unauthorized
+        claims = token.claims
+        typ = str(token.header.get("typ", "")).lower().removeprefix("application/")
+        if typ != "at+jwt" or claims["exp"] - claims["iat"] > 3600:
+            return unauthorized
+        if "orders.read" not in str(claims.get("scope", "")).split():
+            return unauthorized
+        if revoked is not None and await revoked(claims):
+            return unauthorized
+        return JSONResponse({"sub": claims["sub"]})
+
+    app = Starlette(routes=[Route("/api/me", me)], lifespan=lifespan)
+    uvicorn.run(app, host="127.0.0.1", port=options["port"], log_level="warning", access_log=False)
+
+
 if __name__ == "__main__":
     kind, raw = sys.argv[1], sys.argv[2]
-    {"fw": serve_fw, "fastapi": serve_fastapi}[kind](json.loads(raw))
+    {"fw": serve_fw, "starlette": serve_starlette, "fastapi": serve_fastapi}[kind](json.loads(raw))

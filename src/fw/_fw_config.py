@@ -160,6 +160,7 @@ def _build_3(v: Any) -> Any:
             allow_loopback_http=v['auth.jwt.allow_loopback_http'],
             dpop=v['auth.jwt.dpop'],
             dpop_nonce=v['auth.jwt.dpop_nonce'],
+            token_cache_size=v['auth.jwt.token_cache_size'],
         ),
         passkey=_m0.Passkey(
             path=v['auth.passkey.path'],
@@ -255,7 +256,7 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:AuthSettings': Loader(
         type_name='fw.settings:AuthSettings',
-        fingerprint='95552bc2ae713ddd2af9',
+        fingerprint='f8b387184fb34f6b389c',
         classes=_classes_3,
         build=_build_3,
         prefix='auth',
@@ -326,6 +327,7 @@ LOADERS: dict[str, Loader] = {
             Field(key='auth.jwt.allow_loopback_http', kind='bool', table='auth.jwt', default=False, env='AUTH_JWT_ALLOW_LOOPBACK_HTTP', opts=('--auth-jwt-allow_loopback_http',), dependon=('auth.enabled',), help='Permits an http loopback issuer in development'),
             Field(key='auth.jwt.dpop', kind='str', table='auth.jwt', default='off', env='AUTH_JWT_DPOP', opts=('--auth-jwt-dpop',), dependon=('auth.enabled',), help='Sender-constrained tokens (RFC 9449): off, allowed or required', choices=('off', 'allowed', 'required')),
             Field(key='auth.jwt.dpop_nonce', kind='bool', table='auth.jwt', default=False, env='AUTH_JWT_DPOP_NONCE', opts=('--auth-jwt-dpop_nonce',), dependon=('auth.enabled',), help='Require a server-issued DPoP-Nonce in every proof'),
+            Field(key='auth.jwt.token_cache_size', kind='int', table='auth.jwt', default=1024, env='AUTH_JWT_TOKEN_CACHE_SIZE', opts=('--auth-jwt-token_cache_size',), secret='show', dependon=('auth.enabled',), help='Verified tokens remembered until their exp (an LRU, dropped when the keys change); 0 turns it off'),
             Field(key='auth.passkey.path', kind='str', table='auth.passkey', default='/auth/passkey', env='AUTH_PASSKEY_PATH', opts=('--auth-passkey-path',), dependon=('auth.enabled',), help='Where the passkey ceremonies are mounted'),
             Field(key='auth.passkey.rp_id', kind='str', table='auth.passkey', env='AUTH_PASSKEY_RP_ID', opts=('--auth-passkey-rp_id',), dependon=('auth.enabled',), help='Relying-party ID: a domain (example.com, localhost), never an IP address; required'),
             Field(key='auth.passkey.rp_name', kind='str', table='auth.passkey', env='AUTH_PASSKEY_RP_NAME', opts=('--auth-passkey-rp_name',), dependon=('auth.enabled',), help='The service name authenticators show; required'),

@@ -25,6 +25,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import fw.configuration as _config
 from fw.binding.docs_route import DocsMode, check_docs, docs_mode
+from fw.binding.limits import DEFAULT_LIMITS, guarded_receive, refuse_too_large
+from fw.dispatch import StaticFirstRouter, handler_app
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension, build_extensions, openapi_security
 from fw.problems import Problem, problem_from
@@ -62,6 +64,7 @@ class App:
         self._on_shutdown: list[StartupHook] = []
         self._extensions: list[Extension] | None = None
         self._asgi: ASGIApp | None = None
+        self._limits = DEFAULT_LIMITS
 
     # Building the route table.
     def route(self, pattern: str, *, name: str | None = None) -> Callable[[HandlerT], HandlerT]:
@@ -116,32 +119,34 @@ class App:
         if self._asgi is None:
             from fw.binding.docs_route import docs_routes
             from fw.binding.info import api_info
-            from fw.binding.limits import BodyLimitMiddleware, BodyLimits
+            from fw.binding.limits import BodyLimits
             from fw.binding.openapi_route import openapi_routes
 
             routes: list[BaseRoute] = []
             for ext in self.extensions:
                 routes.extend(ext.routes())
             for entry in self.entries:
-                routes.append(
-                    Route(
-                        entry.pattern.starlette_path,
-                        entry.handler,
-                        methods=_ALL_METHODS if entry.pattern.method is None else [entry.pattern.method],
-                        name=entry.name,
-                    )
+                route = Route(
+                    entry.pattern.starlette_path,
+                    entry.handler,
+                    methods=_ALL_METHODS if entry.pattern.method is None else [entry.pattern.method],
+                    name=entry.name,
                 )
+                kept: object = route.app
+                if kept is not entry.handler:  # a request handler, not an ASGI app Starlette kept as is
+                    route.app = handler_app(entry.handler)
+                routes.append(route)
             routes.extend(openapi_routes(self, openapi_security(self)))
             server = _config.config(ServerSettings)
             title = api_info(entry.handler for entry in self.entries)["title"]
             routes.extend(docs_routes(self._docs_mode(server), title))
             routes.extend(self._mounts)
-            limits = BodyLimits.of(server.max_request_body, server.cbor_max_body)
-            middleware = [Middleware(BodyLimitMiddleware, limits=limits)]
-            middleware.extend(self._middleware)
+            # Applied by __call__ ahead of the middleware, where a BodyLimitMiddleware would sit.
+            self._limits = BodyLimits.of(server.max_request_body, server.cbor_max_body)
+            middleware = list(self._middleware)
             for ext in self.extensions:
                 middleware.extend(ext.middleware())
-            self._asgi = Starlette(
+            core = Starlette(
                 debug=self.debug,
                 routes=routes,
                 middleware=middleware,
@@ -151,6 +156,8 @@ class App:
                     Exception: _render_error,
                 },
             )
+            core.router = StaticFirstRouter(routes)
+            self._asgi = core
         return self._asgi
 
     @staticmethod
@@ -174,10 +181,21 @@ class App:
             await ext.shutdown()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
-        else:
-            await self.build()(scope, receive, send)
+        core = self._asgi
+        if core is None or scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                await self._lifespan(receive, send)
+                return
+            core = self.build()
+            if scope["type"] != "http":
+                await core(scope, receive, send)
+                return
+        # server.max_request_body holds for every HTTP request, whether or not a handler binds it.
+        guarded = guarded_receive(scope, receive, self._limits)
+        if guarded is None:
+            await refuse_too_large(self._limits, send)
+            return
+        await core(scope, guarded, send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """The ASGI lifespan protocol, answered by the App itself.

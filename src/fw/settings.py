@@ -213,6 +213,8 @@ class JwtSettings:
     dpop: Annotated[Literal["off", "allowed", "required"], default("off")]
     #: Require a server-issued DPoP-Nonce in every proof.
     dpop_nonce: Annotated[bool, default("false")]
+    #: Verified tokens remembered until their exp (an LRU, dropped when the keys change); 0 turns it off.
+    token_cache_size: Annotated[int, default("1024"), secret("show")] = 1024
 
 
 @dataclass

@@ -67,6 +67,11 @@ class BodyLimits:
 
 
 DEFAULT_LIMITS = BodyLimits()
+#: Versions whose requests carry a body only with a Content-Length or Transfer-Encoding header.
+_FRAMED_VERSIONS = ("1.1", "1.0")
+#: Methods whose requests are taken as bodyless when they declare no body, even from an ASGI
+#: server that would not pass the framing headers on (other methods keep the counting receive).
+_BODYLESS_METHODS = ("GET", "HEAD")
 #: Where :class:`BodyLimitMiddleware` leaves the limits for the body decoders.
 SCOPE_KEY = "fw.body_limits"
 
@@ -77,18 +82,66 @@ def limits_of(scope: MutableMapping[str, Any]) -> BodyLimits:
     return limits if isinstance(limits, BodyLimits) else DEFAULT_LIMITS
 
 
-def _declared_length(scope: Scope) -> int | None:
+def _framing(scope: Scope) -> tuple[int | None, bool]:
+    """(declared Content-Length, whether any body framing header is present), in one pass."""
+    declared: int | None = None
+    length_seen = framed = False
     for name, value in scope["headers"]:
         if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
-    return None
+            if not length_seen:  # the first one counts, as it always has
+                length_seen = True
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = None
+            framed = True
+        elif name == b"transfer-encoding":
+            framed = True
+    return declared, framed
+
+
+def guarded_receive(scope: Scope, receive: Receive, limits: BodyLimits) -> Receive | None:
+    """The ``receive`` an HTTP request is read through under ``limits``, or ``None`` to answer 413.
+
+    Records the limits in the scope for the body decoders. ``None`` means the declared
+    ``Content-Length`` is already over the limit: answer with :func:`refuse_too_large` and read
+    nothing. A GET or HEAD that declares no body keeps its own ``receive``; anything else reads
+    through a ``receive`` that counts the bytes and raises :class:`BodyTooLarge` at the limit.
+    """
+    scope[SCOPE_KEY] = limits
+    declared, framed = _framing(scope)
+    if not framed and scope["method"] in _BODYLESS_METHODS and scope.get("http_version") in _FRAMED_VERSIONS:
+        # An HTTP/1.x GET or HEAD without Content-Length or Transfer-Encoding has no body
+        # (RFC 9112 6.3): nothing can arrive to count, so ``receive`` is passed on as it is.
+        return receive
+    limit = limits.request
+    if declared is not None and declared > limit:
+        return None
+    seen = 0
+
+    async def limited_receive() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise BodyTooLarge(limit)
+        return message
+
+    return limited_receive
+
+
+async def refuse_too_large(limits: BodyLimits, send: Send) -> None:
+    """The 413 for a request whose declared length is over ``limits`` (nothing was read)."""
+    await _send_problem(BodyTooLarge(limits.request), send)
 
 
 class BodyLimitMiddleware:
-    """Enforce ``server.max_request_body`` on every HTTP request (outermost fw middleware)."""
+    """Enforce ``server.max_request_body`` on every HTTP request, as a middleware.
+
+    An :class:`fw.App` applies the same rule itself (:func:`guarded_receive`) before its
+    middleware stack, saving a layer on every request; this class is for other ASGI apps.
+    """
 
     def __init__(self, app: ASGIApp, limits: BodyLimits = DEFAULT_LIMITS) -> None:
         self.app = app
@@ -98,24 +151,11 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        scope[SCOPE_KEY] = self.limits
-        limit = self.limits.request
-        declared = _declared_length(scope)
-        if declared is not None and declared > limit:
-            await _send_problem(BodyTooLarge(limit), send)
+        guarded = guarded_receive(scope, receive, self.limits)
+        if guarded is None:
+            await refuse_too_large(self.limits, send)
             return
-        seen = 0
-
-        async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise BodyTooLarge(limit)
-            return message
-
-        await self.app(scope, limited_receive, send)
+        await self.app(scope, guarded, send)
 
 
 async def _send_problem(problem: Problem, send: Send) -> None:

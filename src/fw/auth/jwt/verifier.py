@@ -5,7 +5,8 @@
 3. ``iss``, ``aud``, ``exp``, ``iat``, ``sub``, token type, lifetime, required scopes.
 
 Steps 1, 2 and the registered claims of step 3 are the token core's (:mod:`fw.auth.tokens`);
-this module is the access-token policy on top. Every failure raises :class:`TokenRejected`;
+this module is the access-token policy on top, with the optional verified-token cache
+(:mod:`fw.auth.jwt.cache`) in front of it. Every failure raises :class:`TokenRejected`;
 its reason is for logs only, because callers see one indistinguishable rejection whatever went
 wrong.
 """
@@ -18,12 +19,21 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from fw.auth.jwt.cache import CachedToken, TokenCache, token_digest
 from fw.auth.tokens.algorithms import Key
 from fw.auth.tokens.claims import ClaimRules, check_claims
 from fw.auth.tokens.errors import TokenRejected
-from fw.auth.tokens.jws import MAX_TOKEN_BYTES, JwsVerifier, normalize_token_type
+from fw.auth.tokens.jws import MAX_TOKEN_BYTES, JwsVerifier, decode_claims, normalize_token_type
 
 KeyLookup = Callable[[str | None, str], Awaitable[Key | None]]
+#: Identifies the key set in use; the token cache is dropped whenever its answer changes.
+KeyVersion = Callable[[], object]
+#: The key for (kid, alg) when it can be had without awaiting, else ``None``.
+FreshKey = Callable[[str | None, str], Key | None]
+
+
+def _no_version() -> object:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +62,39 @@ class VerifiedToken:
     issued_at: float
 
 
+def _slot(name: str) -> Callable[[VerifiedToken, Any], None]:
+    setter: Callable[[VerifiedToken, Any], None] = VerifiedToken.__dict__[name].__set__
+    return setter
+
+
+_CLAIMS, _HEADER, _ISSUER, _IDENTITY, _TOKEN_ID, _ISSUED_AT = (
+    _slot(name) for name in ("claims", "header", "issuer", "identity", "token_id", "issued_at")
+)
+
+
+def _verified(
+    claims: dict[str, Any],
+    header: dict[str, Any],
+    issuer: str,
+    identity: str,
+    token_id: str | None,
+    issued_at: float,
+) -> VerifiedToken:
+    """``VerifiedToken(...)``, built on every bearer request at half the cost of the generated init.
+
+    The frozen dataclass's ``__init__`` looks ``object.__setattr__`` up once per field; setting
+    the slots through their descriptors gives the same instance (every field set, still frozen).
+    """
+    token: VerifiedToken = object.__new__(VerifiedToken)
+    _CLAIMS(token, claims)
+    _HEADER(token, header)
+    _ISSUER(token, issuer)
+    _IDENTITY(token, identity)
+    _TOKEN_ID(token, token_id)
+    _ISSUED_AT(token, issued_at)
+    return token
+
+
 def scopes_of(claims: dict[str, Any]) -> set[str]:
     """Granted scopes from ``scope`` (space-separated) or ``scp`` (string or array)."""
     granted: set[str] = set()
@@ -66,11 +109,37 @@ def scopes_of(claims: dict[str, Any]) -> set[str]:
     return granted
 
 
-class Verifier:
-    """Verifies compact JWS access tokens for one :class:`Policy` with keys from ``key_for``."""
+def _grants(claims: dict[str, Any], required: frozenset[str]) -> bool:
+    """True when the token grants every scope in ``required`` (see :func:`scopes_of`)."""
+    scope = claims.get("scope")
+    if type(scope) is str and "scp" not in claims:  # the usual shape: one space-separated string
+        return required.issubset(scope.split())
+    return required <= scopes_of(claims)
 
-    def __init__(self, policy: Policy, key_for: KeyLookup, *, clock: Callable[[], float] = time.time) -> None:
+
+class Verifier:
+    """Verifies compact JWS access tokens for one :class:`Policy` with keys from ``key_for``.
+
+    ``fresh_key``, when given, answers a key lookup without awaiting when it can (``None``
+    sends the lookup to ``key_for``). With ``cache_size`` above zero, tokens that passed are
+    remembered (see :mod:`fw.auth.jwt.cache`) for as long as ``key_version`` gives the same
+    answer.
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        key_for: KeyLookup,
+        *,
+        clock: Callable[[], float] = time.time,
+        cache_size: int = 0,
+        key_version: KeyVersion = _no_version,
+        fresh_key: FreshKey | None = None,
+    ) -> None:
         self.policy = policy
+        self.cache = TokenCache(cache_size) if cache_size > 0 else None
+        self._key_version = key_version
+        self._fresh_key = fresh_key
         self._jws = JwsVerifier(policy.algorithms, max_bytes=MAX_TOKEN_BYTES)
         self._key_for = key_for
         self._clock = clock
@@ -83,29 +152,63 @@ class Verifier:
         self._token_type = normalize_token_type(policy.required_token_type)
 
     async def verify(self, token: str) -> VerifiedToken:
-        jws = self._jws.parse(token)
-        claims = self._jws.claims(jws, await self._key_for(jws.kid, jws.alg))
-        return self._check_claims(jws.header, claims)
+        """Every check, or the cached outcome of every check; raises :class:`TokenRejected`."""
+        cache = self.cache
+        version: object = None
+        if cache is not None:
+            version = self._key_version()
+            entry = cache.get(token, self._clock(), version)
+            if entry is not None:
+                return _verified(
+                    decode_claims(entry.payload),
+                    dict(entry.header),
+                    self.policy.issuer,
+                    entry.identity,
+                    entry.token_id,
+                    entry.issued_at,
+                )
+        header, signing_input, signature = self._jws.split(token)
+        kid, alg = header.get("kid"), header["alg"]
+        key = self._fresh_key(kid, alg) if self._fresh_key is not None else None
+        waited = key is None
+        if waited:
+            key = await self._key_for(kid, alg)
+        payload = self._jws.signed_payload(header, signing_input, signature, key)
+        verified, exp = self._check_claims(header, decode_claims(payload))
+        # Only a token seen verified before is kept, and only if the key set did not change
+        # while it was checked (keys that changed may no longer vouch for it); without a
+        # wait for the key lookup nothing else ran meanwhile, so the version is the same.
+        if cache is not None and cache.admits(token) and (not waited or self._key_version() == version):
+            entry = CachedToken(
+                token_digest(token),
+                payload,
+                dict(header),
+                verified.identity,
+                verified.token_id,
+                verified.issued_at,
+                exp,
+            )
+            cache.put(token, entry, self._clock(), version)
+        return verified
 
-    def _check_claims(self, header: dict[str, Any], claims: dict[str, Any]) -> VerifiedToken:
+    def _check_claims(self, header: dict[str, Any], claims: dict[str, Any]) -> tuple[VerifiedToken, float]:
         policy = self.policy
         exp, iat = check_claims(claims, self._rules, self._clock())
         typ = header.get("typ")
-        if not isinstance(typ, str) or normalize_token_type(typ) != self._token_type:
+        if typ != self._token_type and (
+            not isinstance(typ, str) or normalize_token_type(typ) != self._token_type
+        ):
             raise TokenRejected(f"token type {typ!r} is not {self._token_type!r}")
         if exp - iat > self._max_lifetime:
             raise TokenRejected("lifetime longer than max_token_lifetime")
-        if policy.required_scopes and not policy.required_scopes <= scopes_of(claims):
+        required = policy.required_scopes
+        if required and not _grants(claims, required):
             raise TokenRejected("required scope missing")
         identity = claims.get(policy.identity_claim)
-        if isinstance(identity, bool) or not isinstance(identity, str | int) or identity == "":
+        if type(identity) is not str and (isinstance(identity, bool) or not isinstance(identity, str | int)):
+            raise TokenRejected(f"identity claim {policy.identity_claim!r} is missing")
+        if identity == "":
             raise TokenRejected(f"identity claim {policy.identity_claim!r} is missing")
         jti = claims.get("jti")
-        return VerifiedToken(
-            claims=claims,
-            header=header,
-            issuer=policy.issuer,
-            identity=str(identity),
-            token_id=jti if isinstance(jti, str) and jti else None,
-            issued_at=iat,
-        )
+        token_id = jti if jti and isinstance(jti, str) else None
+        return _verified(claims, header, policy.issuer, str(identity), token_id, iat), exp

@@ -14,6 +14,9 @@ from typing import Any
 
 from fw.auth.tokens.errors import ClaimRejected
 
+#: Integers below this magnitude convert to a finite float without an overflow check.
+_INT_RANGE = 2**53
+
 
 @dataclass(frozen=True, slots=True)
 class ClaimRules:
@@ -41,6 +44,8 @@ def audiences_of(claims: dict[str, Any]) -> list[Any]:
 def numeric_date(claims: dict[str, Any], name: str) -> float:
     """A NumericDate claim as a finite float, or :class:`ClaimRejected` (``malformed``)."""
     value = claims.get(name)
+    if type(value) is int and -_INT_RANGE < value < _INT_RANGE:
+        return float(value)  # the common case: an ordinary integer, always finite
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ClaimRejected(f"{name} is missing or not a number", claim=name, malformed=True)
     try:
@@ -60,13 +65,19 @@ def check_claims(claims: dict[str, Any], rules: ClaimRules, now: float) -> tuple
         same_issuer = claims.get("iss") == rules.issuer
     if not same_issuer:
         raise ClaimRejected("iss does not match", claim="iss")
-    if not any(isinstance(a, str) and a in rules.audiences for a in audiences_of(claims)):
+    aud = claims.get("aud")
+    if not (type(aud) is str and aud in rules.audiences) and not any(
+        isinstance(a, str) and a in rules.audiences for a in audiences_of(claims)
+    ):
         raise ClaimRejected("aud does not match", claim="aud")
     leeway = rules.leeway
-    exp = numeric_date(claims, "exp")
+    exp = claims.get("exp")
+    # An ordinary integer (what issuers send) needs no further check; anything else does.
+    exp = float(exp) if type(exp) is int and -_INT_RANGE < exp < _INT_RANGE else numeric_date(claims, "exp")
     if now >= exp + leeway:
         raise ClaimRejected("expired", claim="exp")
-    iat = numeric_date(claims, "iat")
+    iat = claims.get("iat")
+    iat = float(iat) if type(iat) is int and -_INT_RANGE < iat < _INT_RANGE else numeric_date(claims, "iat")
     if iat > now + leeway:
         raise ClaimRejected("iat in the future", claim="iat")
     if rules.max_age is not None and iat + rules.max_age < now:

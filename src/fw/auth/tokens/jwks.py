@@ -127,6 +127,9 @@ class JwksCache:
         self._unknown_refetch_at = float("-inf")
         self._lock = asyncio.Lock()
         self._generation = 0
+        #: Changes only when a fetch brings another key set than the one in use (see version()).
+        self._version = 0
+        self._published: object = None
         self.fetches = 0
         #: The background refresh in flight, if any (tests await it).
         self.pending_refresh: asyncio.Task[None] | None = None
@@ -147,7 +150,8 @@ class JwksCache:
     async def _fetch(self) -> None:
         self.fetches += 1
         try:
-            keys = parse_jwks(await fetch_json(self._http, self.jwks_uri), strict=self._strict)
+            data = await fetch_json(self._http, self.jwks_uri)
+            keys = parse_jwks(data, strict=self._strict)
         except DiscoveryError:
             # Retry no sooner than the cooldown, keeping the last good set meanwhile.
             self._stale_at = self._clock() + self._cooldown
@@ -155,6 +159,10 @@ class JwksCache:
         self._keys = keys
         self._stale_at = self._clock() + self._max_age
         self._generation += 1
+        published = data.get("keys")
+        if published != self._published:
+            self._published = published
+            self._version += 1
 
     async def _refetch_quietly(self) -> None:
         seen = self._generation
@@ -185,6 +193,27 @@ class JwksCache:
             await self._refetch_quietly()
             key = self._keys.find(kid, alg)
         return key
+
+    def fresh_key(self, kid: str | None, alg: str) -> Key | None:
+        """The key :meth:`key_for` would answer at once, without awaiting; ``None`` otherwise.
+
+        A fresh set that has the key answers here; anything that needs a refetch or a
+        background refresh (a stale set, an unknown ``kid``) is left to :meth:`key_for`.
+        """
+        if self._clock() >= self._stale_at:
+            return None
+        return self._keys.find(kid, alg)
+
+    def version(self) -> int:
+        """Which key set is in use: a new number whenever a fetch brings different keys.
+
+        What was verified under one version (the verified-token cache) is dropped when it
+        changes. Asking also starts the background refresh of a stale set, exactly as a key
+        lookup would, so requests that need no lookup still keep the keys fresh.
+        """
+        if self._clock() >= self._stale_at and self._generation:
+            self._refresh_in_background()
+        return self._version
 
     def _refresh_in_background(self) -> None:
         if self.pending_refresh is None or self.pending_refresh.done():

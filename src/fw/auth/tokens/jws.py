@@ -3,8 +3,16 @@
 The compact form is parsed here, once, with stricter rules than a general JOSE library
 applies: a size limit, strict base64url, no duplicate JSON members, no ``crit``/``zip``/
 ``b64``/``enc`` header, no nested token, a short ``kid`` and an allow-listed asymmetric
-algorithm. joserfc's algorithm objects do the cryptography. Access tokens and ID tokens both
-come through here; each adds its own claim rules on top.
+algorithm. ``cryptography`` checks the signature with the key object joserfc imported, through
+a check prepared once per key and algorithm (:mod:`fw.auth.tokens.signatures`). Access tokens
+and ID tokens both come through here; each adds its own claim rules on top.
+
+Speed without loosening a rule: JSON is decoded by msgspec (in C) and accepted only when
+re-encoding the result gives back the exact input bytes, which proves there was no duplicate
+member, no non-standard constant and nothing the strict decoder would read differently; any
+other input takes the strict stdlib decoder, so what is accepted or refused never changes.
+A header that passed every rule is remembered by its segment (issuers reuse one header for
+every token), in a small table that is emptied when full.
 """
 
 from __future__ import annotations
@@ -15,16 +23,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from joserfc.errors import JoseError
-from joserfc.jwa import JWSAlgModel
-from joserfc.jws import JWSRegistry
+import msgspec
 
 from fw.auth.tokens.algorithms import ALGORITHMS, Key, fits
 from fw.auth.tokens.errors import AlgorithmRejected, TokenRejected
+from fw.auth.tokens.signatures import SignatureCheck, prepare
 
 MAX_TOKEN_BYTES = 16 * 1024
 MAX_KID_LENGTH = 256
 _FORBIDDEN_HEADERS = ("crit", "zip", "b64", "enc")
+#: Distinct accepted header segments, and (key, algorithm) checks, remembered per verifier.
+#: An issuer uses one or two of each; the tables are emptied when full.
+MAX_REMEMBERED = 64
 
 
 def normalize_token_type(value: str) -> str:
@@ -53,16 +63,56 @@ def _b64decode(segment: bytes) -> bytes:
 
 
 _JSON = json.JSONDecoder(object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+_FAST_JSON = msgspec.json.Decoder()
+_ENCODE_JSON = msgspec.json.encode
+
+
+def _strict_json(raw: bytes) -> Any:
+    """The JSON value of ``raw``, read as strictly as the stdlib decoder with fw's hooks reads it.
+
+    The fast path is taken only when msgspec's result encodes back to exactly ``raw``: a
+    duplicate member would be missing from the re-encoding, a constant such as ``NaN`` is not
+    JSON to msgspec, and any other spelling difference (escapes, spaces, number forms) simply
+    falls through to the stdlib decoder, which then decides as it always did.
+    """
+    try:
+        data = _FAST_JSON.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    else:
+        if _ENCODE_JSON(data) == raw:
+            return data
+    return _JSON.decode(raw.decode("utf-8"))
 
 
 def _decode_part(segment: bytes, what: str) -> dict[str, Any]:
     try:
-        data = _JSON.decode(_b64decode(segment).decode("utf-8"))
-    except (binascii.Error, ValueError, RecursionError):
+        raw = _b64decode(segment)
+    except binascii.Error:
+        raise TokenRejected(f"{what} is not base64url JSON") from None
+    return _json_object(raw, what)
+
+
+def _json_object(raw: bytes, what: str) -> dict[str, Any]:
+    try:
+        data = _strict_json(raw)
+    except (ValueError, RecursionError):
         raise TokenRejected(f"{what} is not base64url JSON") from None
     if not isinstance(data, dict):
         raise TokenRejected(f"{what} is not a JSON object")
     return data
+
+
+def decode_claims(payload: bytes) -> dict[str, Any]:
+    """The claims in a payload :meth:`JwsVerifier.payload` returned (each call a new dict)."""
+    try:  # the fast path of _strict_json, inline: this runs on every bearer request
+        data = _FAST_JSON.decode(payload)
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    else:
+        if type(data) is dict and _ENCODE_JSON(data) == payload:
+            return data
+    return _json_object(payload, "payload")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,15 +144,42 @@ class JwsVerifier:
             raise ValueError(f"algorithms not usable for bearer tokens: {', '.join(unknown)}")
         self._allowed = frozenset(allowed)
         self._max_bytes = max_bytes
-        self._registry = JWSRegistry(algorithms=list(allowed))
-        # Resolved on first use: joserfc warns about some algorithms (EdDSA) when they are
-        # looked up, and a verifier that merely allows one should not warn until a token uses it.
-        self._algorithms: dict[str, JWSAlgModel] = {}
+        #: header segment -> the header it decoded to, for headers that passed every rule.
+        self._headers: dict[bytes, dict[str, Any]] = {}
+        #: (id of key, alg) -> (the key, its prepared check); the key is held so its id stays its own.
+        self._checks: dict[tuple[int, str], tuple[Key, SignatureCheck]] = {}
 
     def parse(self, token: str) -> CompactJws:
         """Shape and header; raises :class:`AlgorithmRejected` or :class:`TokenRejected`."""
-        raw = self._raw(token)
-        header = _decode_part(raw.partition(b".")[0], "header")
+        return CompactJws(*self.split(token))
+
+    def split(self, token: str) -> tuple[dict[str, Any], bytes, bytes]:
+        """What :meth:`parse` checks, as ``(header, signing input, signature segment)``.
+
+        The hot path of bearer verification uses the parts without building a :class:`CompactJws`.
+        """
+        if self._max_bytes is not None and len(token) > self._max_bytes:
+            raise TokenRejected("token larger than the limit")
+        if token.count(".") != 2:
+            raise TokenRejected("not a compact JWS (encrypted or malformed)")
+        try:
+            raw = token.encode("ascii")
+        except UnicodeEncodeError:
+            raise TokenRejected("not base64url segments") from None
+        signing_input, _, signature = raw.rpartition(b".")
+        segment = signing_input.partition(b".")[0]
+        header = self._headers.get(segment)
+        if header is None:
+            header = self._header(segment)
+            if len(self._headers) >= MAX_REMEMBERED:
+                self._headers.clear()  # a flood of distinct headers only costs the flooder
+            self._headers[segment] = header
+        # Each token gets its own copy: a caller changing its header changes no other token's.
+        return dict(header), signing_input, signature
+
+    def _header(self, segment: bytes) -> dict[str, Any]:
+        """Decode a header segment and apply every header rule."""
+        header = _decode_part(segment, "header")
         alg = header.get("alg")
         if not isinstance(alg, str) or alg not in self._allowed:
             raise AlgorithmRejected(alg)
@@ -115,31 +192,44 @@ class JwsVerifier:
         kid = header.get("kid")
         if kid is not None and (not isinstance(kid, str) or not kid or len(kid) > MAX_KID_LENGTH):
             raise TokenRejected("kid is not a short string")
-        signing_input, _, signature = raw.rpartition(b".")
-        return CompactJws(header, signing_input, signature)
+        return header
 
     def claims(self, jws: CompactJws, key: Key | None) -> dict[str, Any]:
         """The payload, once the signature verifies with ``key``; otherwise :class:`TokenRejected`."""
-        alg = jws.alg
-        if key is None or not fits(key, alg):
-            raise TokenRejected(f"no published key for kid={jws.kid!r} alg={alg}")
-        algorithm = self._algorithms.get(alg)
-        if algorithm is None:
-            algorithm = self._algorithms[alg] = self._registry.get_alg(alg)
+        return decode_claims(self.payload(jws, key))
+
+    def payload(self, jws: CompactJws, key: Key | None) -> bytes:
+        """The payload's JSON bytes, once the signature verifies with ``key`` (not decoded yet)."""
+        return self.signed_payload(jws.header, jws.signing_input, jws.signature, key)
+
+    def signed_payload(
+        self, header: dict[str, Any], signing_input: bytes, signature: bytes, key: Key | None
+    ) -> bytes:
+        """:meth:`payload` for the parts :meth:`split` returned."""
+        alg: str = header["alg"]
+        if key is None:
+            raise TokenRejected(f"no published key for kid={header.get('kid')!r} alg={alg}")
         try:
-            valid = algorithm.verify(jws.signing_input, _b64decode(jws.signature), key)
-        except (JoseError, ValueError, TypeError) as error:
+            valid = self._check_for(key, header)(signing_input, _b64decode(signature))
+        except (ValueError, TypeError) as error:
             raise TokenRejected(f"signature: {type(error).__name__}") from None
         if not valid:
             raise TokenRejected("signature does not verify")
-        return _decode_part(jws.signing_input.partition(b".")[2], "payload")
-
-    def _raw(self, token: str) -> bytes:
-        if self._max_bytes is not None and len(token) > self._max_bytes:
-            raise TokenRejected("token larger than the limit")
-        if token.count(".") != 2:
-            raise TokenRejected("not a compact JWS (encrypted or malformed)")
         try:
-            return token.encode("ascii")
-        except UnicodeEncodeError:
-            raise TokenRejected("not base64url segments") from None
+            return _b64decode(signing_input.partition(b".")[2])
+        except binascii.Error:
+            raise TokenRejected("payload is not base64url JSON") from None
+
+    def _check_for(self, key: Key, header: dict[str, Any]) -> SignatureCheck:
+        """The prepared check for ``key`` and the token's algorithm; :class:`TokenRejected` if unfit."""
+        alg: str = header["alg"]
+        remembered = self._checks.get((id(key), alg))
+        if remembered is not None and remembered[0] is key:
+            return remembered[1]
+        if not fits(key, alg):
+            raise TokenRejected(f"no published key for kid={header.get('kid')!r} alg={alg}")
+        check = prepare(key, alg)
+        if len(self._checks) >= MAX_REMEMBERED:
+            self._checks.clear()
+        self._checks[(id(key), alg)] = (key, check)
+        return check

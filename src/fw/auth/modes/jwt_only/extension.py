@@ -134,7 +134,13 @@ class JwtOnly:
             required_scopes=frozenset(jwt.required_scopes),
         )
         self.running = Running(
-            verifier=Verifier(policy, keys.key_for),
+            verifier=Verifier(
+                policy,
+                keys.key_for,
+                fresh_key=keys.fresh_key,
+                cache_size=jwt.token_cache_size,
+                key_version=keys.version,
+            ),
             admission=build_admission(jwt, self._store.allowlist if self._store else None),
             revocation=check,
             protection=self.protection,

@@ -60,6 +60,12 @@ def check_jwt(jwt: JwtSettings) -> None:
         raise StartupError(
             "auth.jwt.dpop_nonce", True, "nonces are for DPoP proofs: set auth.jwt.dpop = allowed or required"
         )
+    if jwt.token_cache_size < 0:
+        raise StartupError(
+            "auth.jwt.token_cache_size",
+            jwt.token_cache_size,
+            "use 0 (no cache) or a positive number of tokens",
+        )
 
 
 def _discovery(jwt: JwtSettings) -> None:

@@ -1,0 +1,220 @@
+"""A bare route (``GET /hello`` answering a small JSON document) in fw, Starlette and raw ASGI.
+
+What each framework costs per request when the handler does nothing: in process (each app
+called as an ASGI callable, best of interleaved rounds) and over HTTP (one uvicorn worker per
+app on 127.0.0.1, wrk, round-robin rounds, best round of each). Rows:
+
+* raw ASGI callable (the floor): the same bytes sent with no framework;
+* a raw ASGI callable building a Starlette ``Request`` and sending a ``JSONResponse``: the floor
+  plus the objects every handler of both frameworks receives and returns;
+* the lean-core prototype (``bare_apps.make_lean_prototype``, see docs/performance.md);
+* Starlette; fw.
+
+    .venv/bin/python benchmarks/bare_route.py [--iterations 100] [--rounds 300] [--seconds 8]
+        [--http-rounds 3] [--skip-http] [--profile]
+
+``--profile`` prints a cProfile summary of fw's in-process path (by own time). To measure
+another fw tree the same way (say the commit before a change), point ``FW_BENCH_SRC`` at its
+``src`` folder, for example::
+
+    git archive <commit> src | tar -x -C /tmp/fw-before
+    FW_BENCH_SRC=/tmp/fw-before/src .venv/bin/python benchmarks/bare_route.py --skip-http
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
+
+SCOPE: dict[str, Any] = {
+    "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+    "scheme": "http", "path": "/hello", "raw_path": b"/hello", "query_string": b"", "root_path": "",
+    "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000),
+    "headers": [(b"host", b"127.0.0.1:8000"), (b"user-agent", b"wrk"), (b"accept", b"*/*")],
+}  # fmt: skip
+
+
+def apps() -> list[tuple[str, str, Any]]:
+    import bare_apps
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+
+    async def objects_only(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        Request(scope, receive, send)
+        await JSONResponse(bare_apps.ANSWER)(scope, receive, send)
+
+    return [
+        ("raw ASGI callable (the floor)", "raw_asgi", bare_apps.raw_asgi),
+        ("raw ASGI + Request + JSONResponse", "", objects_only),
+        ("lean-core prototype", "lean_app", bare_apps.lean_app),
+        ("Starlette", "starlette_app", bare_apps.starlette_app),
+        ("fw", "fw_app", bare_apps.fw_app),
+    ]
+
+
+async def _receive() -> dict[str, Any]:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+def in_process(iterations: int, rounds: int) -> dict[str, float]:
+    """µs per request of each app, best of interleaved rounds; every app must answer 200.
+
+    Rounds are short (well within a scheduler time slice) and many, so that on a shared,
+    loaded machine each app still gets rounds nobody else interrupted.
+    """
+    import fw.configuration
+
+    fw.configuration.ensure_parsed()
+    candidates = apps()
+    best = {label: float("inf") for label, _, _ in candidates}
+
+    async def run() -> None:
+        status: list[int] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+
+        for label, _, app in candidates:
+            await app(dict(SCOPE), _receive, send)
+            if status[-1] != 200:
+                raise RuntimeError(f"{label} answered {status[-1]}")
+        for _ in range(rounds):
+            for label, _, app in candidates:
+                start = time.perf_counter()
+                for _ in range(iterations):
+                    await app(dict(SCOPE), _receive, send)
+                best[label] = min(best[label], (time.perf_counter() - start) / iterations * 1e6)
+
+    asyncio.run(run())
+    return best
+
+
+def profile(iterations: int) -> None:
+    import cProfile
+    import pstats
+
+    import bare_apps
+
+    import fw.configuration
+
+    fw.configuration.ensure_parsed()
+
+    async def send(message: dict[str, Any]) -> None:
+        return None
+
+    async def run() -> None:
+        for _ in range(iterations):
+            await bare_apps.fw_app(dict(SCOPE), _receive, send)
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    asyncio.run(run())
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"server on port {port} did not start")
+
+
+def _wrk(port: int, seconds: int, connections: int) -> float:
+    output = subprocess.run(
+        ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}/hello"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    if "Non-2xx" in output:
+        raise RuntimeError(output)
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+
+
+def over_http(seconds: int, connections: int, rounds: int) -> dict[str, float]:
+    """Requests/s of each app under uvicorn (one worker, no access log), best of round-robin rounds."""
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed (apt-get install -y wrk)")
+    servers: list[tuple[str, int, subprocess.Popen[bytes]]] = []
+    env = {**os.environ, "PYTHONPATH": f"{HERE}:{os.environ.get('FW_BENCH_SRC') or HERE.parent / 'src'}"}
+    best: dict[str, float] = {}
+    try:
+        for label, attribute, _ in apps():
+            if not attribute:
+                continue
+            port = _free_port()
+            command = [sys.executable, "-m", "uvicorn", f"bare_apps:{attribute}", "--port", str(port)]
+            command += ["--host", "127.0.0.1", "--no-access-log", "--log-level", "warning"]
+            process = subprocess.Popen(command, env=env, cwd=HERE, stdout=subprocess.DEVNULL)
+            servers.append((label, port, process))
+        for _, port, _ in servers:
+            _wait(port)
+            _wrk(port, 1, connections)  # warm-up
+        for _ in range(rounds):
+            for label, port, _ in servers:
+                best[label] = max(best.get(label, 0.0), _wrk(port, seconds, connections))
+    finally:
+        for _, _, process in servers:
+            process.terminate()
+            process.wait(timeout=10)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--iterations", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--seconds", type=int, default=8)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--http-rounds", type=int, default=3)
+    parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    if args.profile:
+        profile(20_000)
+        return
+    times = in_process(args.iterations, args.rounds)
+    starlette = times["Starlette"]
+    print(f"In process: best of {args.rounds} interleaved rounds x {args.iterations} requests\n")
+    print("| app | µs per request | Starlette time / app time |")
+    print("|---|---:|---:|")
+    for label, value in times.items():
+        print(f"| {label} | {value:.2f} | {starlette / value:.2f}x |")
+    if args.skip_http:
+        return
+    rps = over_http(args.seconds, args.connections, args.http_rounds)
+    print(
+        f"\nOver HTTP: uvicorn, one worker each, wrk -t1 -c{args.connections} -d{args.seconds}s, "
+        f"best of {args.http_rounds} round-robin rounds, {os.cpu_count()} cores\n"
+    )
+    print("| app | req/s | / Starlette |")
+    print("|---|---:|---:|")
+    for label, value in rps.items():
+        print(f"| {label} | {value:,.0f} | {value / rps['Starlette']:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The verified-token cache: a client repeating its bearer token pays for the signature once or twice.
+
+Like Envoy's ``jwt_authn`` cache, an entry belongs to the SHA-256 digest of the whole token (the
+exact string presented, so any other spelling is another token, and the cache keeps no bearer
+credential itself), and it holds only tokens that passed every check of the verifier. An entry
+lives until the token's ``exp`` (never past it, although the verifier's leeway would accept the
+token a little longer), is evicted least-recently-used when the cache is full, and the whole
+cache is dropped when the issuer's key set changes, so a key the issuer withdrew stops vouching
+for tokens at once. What must be decided per request (revocation, admission, the account) is
+not the verifier's business and is never cached here.
+
+Two choices keep a stream of different tokens (nothing to gain from a cache) from paying for one:
+
+* entries are found through Python's string hash, which a token string computes once, and only
+  a candidate found that way has its SHA-256 digest computed and compared: a miss costs one
+  dictionary lookup, and only equal digests make a hit;
+* a verified token is admitted on its second verification (a *doorkeeper*, as in TinyLFU): the
+  first one only leaves its string hash in a bounded set. A one-off token therefore never pays
+  for a digest or an entry, and a repeated one is verified twice, then served from the cache.
+
+Claims are decoded again from the stored payload on every hit, so each request gets its own
+claims dict: a handler changing one request's claims cannot change the next request's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from typing import Any, NamedTuple
+
+_sha256 = hashlib.sha256
+
+#: The doorkeeper remembers this many tokens per cache entry before it starts afresh.
+SEEN_PER_ENTRY = 4
+
+
+class CachedToken(NamedTuple):
+    """What a verified token left behind: its payload bytes and the facts drawn from them.
+
+    A tuple rather than a frozen dataclass: one is built for every admitted token, and a tuple
+    is built several times faster.
+    """
+
+    digest: bytes
+    payload: bytes
+    header: dict[str, Any]
+    identity: str
+    token_id: str | None
+    issued_at: float
+    expires_at: float
+
+
+def token_digest(token: str) -> bytes:
+    """The identity of ``token`` in the cache: SHA-256, so no two tokens can share an entry."""
+    return _sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+class TokenCache:
+    """A bounded LRU of verified tokens, valid for one version of the issuer's key set.
+
+    ``size`` is the most entries kept (positive). ``version`` is whatever identifies the key
+    set the entries were verified with; :meth:`get` and :meth:`put` with another version drop
+    every entry (and the doorkeeper's memory) first.
+    """
+
+    def __init__(self, size: int) -> None:
+        if size <= 0:
+            raise ValueError(f"a token cache holds at least one entry, not {size}")
+        self.size = size
+        self._entries: OrderedDict[int, CachedToken] = OrderedDict()
+        self._seen: set[int] = set()
+        self._version: object = None
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, token: str, now: float, version: object) -> CachedToken | None:
+        """The entry for ``token`` if it is still before its ``exp`` under key set ``version``."""
+        if version != self._version:
+            self._switch(version)
+            return None
+        index = hash(token)
+        entry = self._entries.get(index)
+        if entry is None or entry.digest != token_digest(token):
+            return None
+        if now >= entry.expires_at:
+            del self._entries[index]
+            return None
+        self._entries.move_to_end(index)
+        return entry
+
+    def admits(self, token: str) -> bool:
+        """True on a verified token's second verification (or later); the first is only noted."""
+        index = hash(token)
+        if index in self._seen:
+            self._seen.discard(index)
+            return True
+        if len(self._seen) >= SEEN_PER_ENTRY * self.size:
+            self._seen.clear()
+        self._seen.add(index)
+        return False
+
+    def put(self, token: str, entry: CachedToken, now: float, version: object) -> None:
+        """Remember a verified token; one already past its ``exp`` is not kept."""
+        if version != self._version:
+            self._switch(version)
+        if now >= entry.expires_at:
+            return
+        index = hash(token)
+        self._entries.pop(index, None)  # another token with the same string hash gives way
+        self._entries[index] = entry
+        if len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._seen.clear()
+
+    def _switch(self, version: object) -> None:
+        self.clear()
+        self._version = version
