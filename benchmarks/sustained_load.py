@@ -122,7 +122,7 @@ class OwnRedis:
                 "yes",
                 "--save",
                 "",
-            ],  # fmt: skip
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
