@@ -289,6 +289,8 @@ class Driver:
     def _status(self, what: str, response: httpx2.Response, started: float, expected: set[int]) -> bool:
         status = response.status_code
         if status in expected:
+            if self.outages and started > self.outages[-1][1]:
+                self.findings.actions["served after recovery"] += 1
             return True
         if status == 503 and self.store_may_be_down(started):
             self.findings.actions["503 while a store was down"] += 1
@@ -542,6 +544,8 @@ def scenario(name: str, seconds: int) -> dict[str, object]:
                 for wrk in wrk_results:
                     if wrk["500"] or (wrk["5xx"] - wrk["503"]) or (wrk["503"] and name == "steady"):
                         failures.append(f"wrk saw server errors: {wrk}")
+                if name != "steady" and not driver.findings.actions["served after recovery"]:
+                    failures.append("nothing needing the store was served after it came back")
                 revoked = sum(token.revoked for token in driver.tokens)
                 rows = count_rows(postgres.dsn, "fw_revocations")
                 if rows != revoked:
@@ -563,6 +567,7 @@ def scenario(name: str, seconds: int) -> dict[str, object]:
                     + sum(w["503"] for w in wrk_results),
                     "revocations/reinstatements": driver.findings.actions["revoke"]
                     + driver.findings.actions["reinstate"],
+                    "served after recovery": driver.findings.actions["served after recovery"],
                     "max RSS growth MiB": round(max(growth.values()) / 1024**2, 1),
                     "failures": failures,
                 }
@@ -590,7 +595,7 @@ def main() -> None:
         scenario(name, args.duration) for name in args.scenario or ["steady", "kill-redis", "kill-postgres"]
     ]
     columns = ["scenario", "seconds", "driver actions", "wrk requests", "revocations/reinstatements",
-               "503 in outage", "max RSS growth MiB"]  # fmt: skip
+               "503 in outage", "served after recovery", "max RSS growth MiB"]  # fmt: skip
     print("| " + " | ".join(columns) + " | held |")
     print("|" + "---|" * (len(columns) + 1))
     for result in results:
