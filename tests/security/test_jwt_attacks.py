@@ -76,10 +76,6 @@ def scene() -> Iterator[Scene]:
         yield Scene(issuer, attacker, issuer.signing_key, ec, shared_rsa, shared_ec)
 
 
-def _raw(text: str) -> bytes:
-    return base64.urlsafe_b64encode(text.encode()).rstrip(b"=")
-
-
 def _raw_token(header_json: str, payload_json: str, scene: Scene, key: SigningKey | None = None) -> str:
     """Signed over exactly these JSON texts (duplicate members survive)."""
     return signed(key or scene.rsa, header_json.encode(), payload_json.encode())
