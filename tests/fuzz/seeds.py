@@ -1,4 +1,7 @@
-"""Write the committed seed corpus: ``python tests/fuzz/seeds.py`` (rerun after adding a seed).
+"""Write the hand-made part of the seed corpus: ``python tests/fuzz/seeds.py`` (after adding one).
+
+The rest of ``tests/fuzz/corpus`` are inputs earlier atheris campaigns kept because each reached
+new coverage (copied from the scratch directory of a long run).
 
 Seeds are valid inputs and near misses for each target, so the fuzzer starts inside the
 interesting shapes (a multipart body, a signed token, a TOML table) instead of finding them
