@@ -41,6 +41,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import httpx2
@@ -268,12 +269,9 @@ class Token:
 class Driver:
     """The correctness mix: each answer is checked against what must hold at that moment."""
 
-    def __init__(
-        self, browsers: list[Process], bearers: list[Process], idp: object, issuer: LocalIssuer
-    ) -> None:
+    def __init__(self, browsers: list[Process], bearers: list[Process], issuer: LocalIssuer) -> None:
         self.browsers = browsers
         self.bearers = bearers
-        self.idp = idp
         self.tokens = [Token(f"load-{n}", "") for n in range(24)]
         for token in self.tokens:
             token.value = issuer.mint("load-user", token_id=token.jti, lifetime=_minutes(55))
@@ -419,9 +417,7 @@ class Driver:
             await client.aclose()
 
 
-def _minutes(n: int) -> object:
-    from datetime import timedelta
-
+def _minutes(n: int) -> timedelta:
     return timedelta(minutes=n)
 
 
@@ -495,7 +491,7 @@ def scenario(name: str, seconds: int) -> dict[str, object]:
                 bearers.append(start_process("bearer", config, {}))
             processes = [*browsers, *bearers]
             try:
-                driver = Driver(browsers, bearers, idp, issuer)
+                driver = Driver(browsers, bearers, issuer)
                 steady = issuer.mint("wrk-user", lifetime=_minutes(55))
                 with httpx2.Client(timeout=20) as http:
                     landed = http.get(f"{browsers[0].url}/auth/login", follow_redirects=True)
