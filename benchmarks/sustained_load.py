@@ -173,6 +173,8 @@ def start_process(kind: str, config: Path, env: dict[str, str]) -> Process:
         if line.startswith("pid="):
             pid, port = (int(part.split("=")[1]) for part in line.split())
             return Process(kind, pid, f"http://127.0.0.1:{port}", popen)
+    popen.kill()
+    popen.wait(timeout=15)
     raise RuntimeError(f"{kind} process did not start: {config.with_suffix('.stderr').read_text()[-2000:]}")
 
 
@@ -480,17 +482,18 @@ def scenario(name: str, seconds: int) -> dict[str, object]:
             identity_provider(login_user="alice") as idp,
             LocalIssuer() as issuer,
         ):
-            browsers, bearers = [], []
-            env = {"AUTH_OIDC_CLIENT_SECRET": idp.client_secret}
-            for n in range(2):
-                config = folder / f"browser-{n}.toml"
-                config.write_text(browser_config(idp.issuer, idp.client_id, postgres.dsn, redis.url))
-                browsers.append(start_process("browser", config, env))
-                config = folder / f"bearer-{n}.toml"
-                config.write_text(bearer_config(issuer.url, postgres.dsn))
-                bearers.append(start_process("bearer", config, {}))
-            processes = [*browsers, *bearers]
+            browsers: list[Process] = []
+            bearers: list[Process] = []
             try:
+                env = {"AUTH_OIDC_CLIENT_SECRET": idp.client_secret}
+                for n in range(2):
+                    config = folder / f"browser-{n}.toml"
+                    config.write_text(browser_config(idp.issuer, idp.client_id, postgres.dsn, redis.url))
+                    browsers.append(start_process("browser", config, env))
+                    config = folder / f"bearer-{n}.toml"
+                    config.write_text(bearer_config(issuer.url, postgres.dsn))
+                    bearers.append(start_process("bearer", config, {}))
+                processes = [*browsers, *bearers]
                 driver = Driver(browsers, bearers, issuer)
                 steady = issuer.mint("wrk-user", lifetime=_minutes(55))
                 with httpx2.Client(timeout=20) as http:
@@ -568,9 +571,9 @@ def scenario(name: str, seconds: int) -> dict[str, object]:
                     "failures": failures,
                 }
             finally:
-                for process in processes:
+                for process in [*browsers, *bearers]:
                     process.popen.terminate()
-                for process in processes:
+                for process in [*browsers, *bearers]:
                     try:
                         process.popen.wait(timeout=15)
                     except subprocess.TimeoutExpired:
