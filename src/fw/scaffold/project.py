@@ -116,7 +116,7 @@ def source_files(options: InitOptions) -> dict[str, str]:
         "login_href": "/login" if options.auth in PASSKEY_MODES else "/auth/login",
         **t.LOGIN_VALUES["oauth" if options.auth == "oauth_only" else "oidc"],
         "auth_backend": options.auth_backend,
-        "fw_requirement": f"fw[{','.join(extras)}]" if (extras := storage.extras(options)) else "fw",
+        "fw_requirement": f"fw[{','.join(storage.extras(options))}]",
         "migrations": '\nmigrations = "migrations"' if storage.uses_sql(options) else "",
     }
     if options.browser_login:

@@ -80,9 +80,12 @@ def config_block(options: InitOptions) -> str:
 
 
 def extras(options: InitOptions) -> tuple[str, ...]:
-    """The fw extras the project needs (``fw[passkeys,redis]``), in a stable order."""
-    wanted = {options.db, options.session, "passkeys" if "passkey" in options.auth else ""}
-    order = ("passkeys", "postgres", "redis", "dynamo", "firestore")
+    """The fw extras the project needs (``fw[docs,passkeys,redis]``), in a stable order.
+
+    ``docs`` always: ``fw dev`` serves the interactive API reference at ``/docs`` from it.
+    """
+    wanted = {"docs", options.db, options.session, "passkeys" if "passkey" in options.auth else ""}
+    order = ("docs", "passkeys", "postgres", "redis", "dynamo", "firestore")
     return tuple(extra for extra in order if extra in wanted)
 
 
