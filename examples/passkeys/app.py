@@ -113,7 +113,8 @@ async def settings(request: fw.Request) -> fw.Response:
 @app.route("POST /settings/passkeys/remove")
 async def remove(request: fw.Request) -> fw.Response:
     user = fw.auth.user(request)
-    assert user is not None  # protected like /settings
+    if user is None:  # only if /settings/ leaves auth.protection.include
+        raise fw.Problem("sign-in required", status=401, code="unauthorized")
     form = await request.form()
     credential_id = form.get("credential_id")
     if not isinstance(credential_id, str) or not credential_id:
