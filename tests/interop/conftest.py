@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import secrets
+import select
 import shutil
 import subprocess
 import time
@@ -99,6 +100,14 @@ def _skip_reason() -> str | None:
     return None
 
 
+def _first_line(process: subprocess.Popen[str], seconds: float) -> str:
+    """The provider's announcement, or ``""`` when it says nothing for ``seconds`` (a hung start
+    fails the test instead of blocking the run)."""
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], seconds)
+    return process.stdout.readline() if ready else ""
+
+
 @pytest.fixture
 def start_provider() -> Iterator[Callable[[dict[str, Any]], RunningProvider]]:
     reason = _skip_reason()
@@ -115,7 +124,7 @@ def start_provider() -> Iterator[Callable[[dict[str, Any]], RunningProvider]]:
             cwd=HERE,
         )
         assert process.stdout is not None
-        line = process.stdout.readline()
+        line = _first_line(process, seconds=30)
         if not line.strip():
             process.kill()
             raise RuntimeError(
