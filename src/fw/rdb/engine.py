@@ -1,7 +1,8 @@
 """Turn a ``[middleware.rdb] dsn`` into an async engine and check the framework tables exist.
 
 SQLite is the embedded default, PostgreSQL the deployment choice; both are reached through
-their asyncio drivers (aiosqlite, asyncpg) so a store read never blocks the event loop.
+their asyncio drivers (aiosqlite, asyncpg) so a store read never waits on the event loop. The
+reads made on every request go beneath SQLAlchemy, in :mod:`fw.rdb.pointread`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from fw.errors import StartupError
 from fw.extras import require_extra
+from fw.rdb.pointread import DriverError
 
 DSN_KEY = "middleware.rdb.dsn"
 _DRIVERS = {
@@ -34,6 +36,7 @@ STORE_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     asyncio.TimeoutError,
     ConnectionError,
+    DriverError,
 )
 
 

@@ -43,6 +43,7 @@ from fw.auth.stores.tokens import (
     well_formed,
 )
 from fw.rdb.engine import STORE_ERRORS, create_engine, reader, require_tables
+from fw.rdb.pointread import DirectReads, stored_time
 from fw.rdb.tables import (
     ACCOUNTS,
     ALLOWLIST,
@@ -116,10 +117,17 @@ async def _first(engine: AsyncEngine, query: Executable) -> AnyRow | None:
 
 def _document(row: AnyRow | None) -> dict[str, Any] | None:
     """The JSON ``data`` of a row carrying ``expires_at``, unless missing or expired."""
-    if row is None or utc(row.expires_at) <= _now():
+    if row is None:
         return None
-    data = json.loads(row.data)
-    return data if isinstance(data, dict) else None
+    return _unexpired(row.data, row.expires_at)
+
+
+def _unexpired(data: str, expires_at: datetime | str) -> dict[str, Any] | None:
+    """The JSON document ``data``, unless ``expires_at`` has passed."""
+    if stored_time(expires_at) <= _now():
+        return None
+    document = json.loads(data)
+    return document if isinstance(document, dict) else None
 
 
 def _stored(row: AnyRow, link: AccountLink) -> StoredAccount:
@@ -218,9 +226,10 @@ _LOOKUPS = {(t, s): _lookup_query(t, s) for t in (True, False) for s in (True, F
 
 
 class RdbRevocations:
-    """``fw_revocations``; :meth:`lookup` is on the request path and reads in autocommit."""
+    """``fw_revocations``; :meth:`lookup` is on the request path and reads beneath SQLAlchemy."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, direct: DirectReads | None = None) -> None:
+        self._direct = direct
         self.engine = engine
 
     @property
@@ -231,6 +240,9 @@ class RdbRevocations:
     def engine(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._reader = reader(engine)
+        direct = self._direct if self._direct is not None and self._direct.engine is engine else None
+        direct = direct or DirectReads(engine)
+        self._lookups = {wanted: direct.statement(query) for wanted, query in _LOOKUPS.items()}
 
     async def put(
         self, issuer: str, kind: RevocationKind, key: str, note: str, lifetime: timedelta
@@ -272,12 +284,11 @@ class RdbRevocations:
     async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> RevocationEntries:
         if token_id is None and subject is None:
             return RevocationEntries(None, None)
-        query = _LOOKUPS[(token_id is not None, subject is not None)]
+        query = self._lookups[(token_id is not None, subject is not None)]
         params = {"issuer": issuer, "now": _now(), "token_id": token_id, "subject": subject}
         with _answering():
-            async with self._reader.connect() as conn:
-                rows = (await conn.execute(query, params)).all()
-        found = {kind: utc(stamp) for kind, stamp in rows}
+            rows = await query.rows(params)
+        found = {kind: stored_time(stamp) for kind, stamp in rows}
         return RevocationEntries(found.get("token"), found.get("subject"))
 
     async def clean(self) -> int:
@@ -293,13 +304,19 @@ def _marks(record: Record) -> list[str]:
     return sorted(session_marks(record))
 
 
+_SESSION_LOAD = select(SESSIONS.c.data, SESSIONS.c.expires_at).where(
+    SESSIONS.c.token_hash == bindparam("token_hash")
+)
+
+
 class RdbSessions:
     """The ``rdb`` session backend: one row per session in ``fw_sessions``."""
 
     name = "rdb"
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, direct: DirectReads | None = None) -> None:
         self.engine = engine
+        self._load = (direct or DirectReads(engine)).statement(_SESSION_LOAD)
 
     async def save(self, record: Record, expires_at: float) -> str:
         token = new_token()
@@ -327,12 +344,9 @@ class RdbSessions:
     async def load(self, value: str) -> Record | None:
         if not well_formed(value):
             return None
-        query = select(SESSIONS.c.data, SESSIONS.c.expires_at).where(
-            SESSIONS.c.token_hash == token_digest(value)
-        )
         with _answering():
-            async with self.engine.connect() as conn:
-                return _document((await conn.execute(query)).first())
+            rows = await self._load.rows({"token_hash": token_digest(value)})
+        return _unexpired(*rows[0]) if rows else None
 
     async def update(self, value: str, record: Record, expires_at: float) -> str:
         digest = token_digest(value)
@@ -564,9 +578,10 @@ class RdbStore:
     def __init__(self, engine: AsyncEngine, dsn: str) -> None:
         self.engine = engine
         self.dsn = dsn
+        self._direct = DirectReads(engine)
         self.accounts = RdbAccounts(engine)
         self.allowlist = RdbAllowList(engine)
-        self.revocations = RdbRevocations(engine)
+        self.revocations = RdbRevocations(engine, self._direct)
         self.ceremonies = RdbCeremonies(engine)
         self.passkeys = RdbPasskeys(engine)
         self.bootstrap = RdbBootstrap(engine)
@@ -580,7 +595,8 @@ class RdbStore:
         await require_tables(self.engine, self.dsn, [TABLES[kind] for kind in kinds])
 
     def sessions(self) -> RdbSessions:
-        return RdbSessions(self.engine)
+        return RdbSessions(self.engine, self._direct)
 
     async def close(self) -> None:
+        self._direct.close()
         await self.engine.dispose()

@@ -1,0 +1,156 @@
+"""The rdb store's request-path reads, made beneath SQLAlchemy (``fw.rdb.pointread``).
+
+The contract suite proves they answer like every other engine; these tests pin what the
+driver-level path adds: a locked SQLite file never blocks the event loop, a PostgreSQL
+connection that breaks under a read is replaced, and the two paths agree on stored times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.rdb import RdbStore
+from fw.auth.stores.tokens import new_token
+from fw.rdb.migrate import upgrade
+
+ISSUER = "https://issuer.test"
+
+
+@pytest.fixture
+async def sqlite_store(tmp_path: Path) -> tuple[RdbStore, Path]:
+    path = tmp_path / "point.sqlite3"
+    await upgrade(f"sqlite:///{path}")
+    store = RdbStore.open(f"sqlite:///{path}")
+    yield store, path
+    await store.close()
+
+
+async def test_a_revocation_read_while_a_writer_holds_the_sqlite_file_waits_off_the_event_loop(
+    sqlite_store: tuple[RdbStore, Path],
+) -> None:
+    store, path = sqlite_store
+    await store.revocations.put(ISSUER, "token", "jti-1", "", timedelta(hours=1))
+    assert (await store.revocations.lookup(ISSUER, "jti-1", None)).token is not None  # the fast path
+
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")
+    writer.execute("DELETE FROM fw_revocations")
+    lookup = asyncio.create_task(store.revocations.lookup(ISSUER, "jti-1", None))
+    ticks = 0
+    for _ in range(20):  # the loop keeps running while the read waits for the lock
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert not lookup.done()
+    writer.execute("COMMIT")
+    writer.close()
+    entries = await asyncio.wait_for(lookup, 10)
+    assert ticks == 20
+    assert entries.token is None  # it read what the writer committed
+
+
+async def test_a_session_read_while_a_writer_holds_the_sqlite_file_answers_after_the_commit(
+    sqlite_store: tuple[RdbStore, Path],
+) -> None:
+    store, path = sqlite_store
+    sessions = store.sessions()
+    token = await sessions.save({"account_id": "a1"}, _in(3600))
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")
+    load = asyncio.create_task(sessions.load(token))
+    await asyncio.sleep(0.1)
+    assert not load.done()
+    writer.execute("COMMIT")
+    writer.close()
+    assert await asyncio.wait_for(load, 10) == {"account_id": "a1"}
+
+
+async def test_the_fast_sqlite_read_sees_a_revocation_and_its_removal_at_once(
+    sqlite_store: tuple[RdbStore, Path],
+) -> None:
+    store, _ = sqlite_store
+    revocations = store.revocations
+    assert await revocations.lookup(ISSUER, "jti-2", "subject-2") == await revocations.lookup(
+        ISSUER, "jti-2", "subject-2"
+    )
+    stamp = await revocations.put(ISSUER, "subject", "subject-2", "", timedelta(hours=1))
+    entries = await revocations.lookup(ISSUER, "jti-2", "subject-2")
+    assert entries.token is None
+    assert entries.subject == stamp  # the same instant, in UTC, on both paths
+    assert entries.subject == await revocations.stamp(ISSUER, "subject", "subject-2")
+    await revocations.remove(ISSUER, "subject", "subject-2")
+    assert (await revocations.lookup(ISSUER, "jti-2", "subject-2")).subject is None
+
+
+async def test_an_expired_revocation_is_not_read_by_the_fast_sqlite_path(
+    sqlite_store: tuple[RdbStore, Path],
+) -> None:
+    store, _ = sqlite_store
+    await store.revocations.put(ISSUER, "token", "jti-3", "", timedelta(microseconds=1))
+    await asyncio.sleep(0.01)
+    assert (await store.revocations.lookup(ISSUER, "jti-3", None)).token is None
+
+
+async def test_a_sqlite_file_that_is_not_a_database_reads_as_unavailable(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.sqlite3"
+    path.write_bytes(b"this is not a database file" * 100)
+    store = RdbStore.open(f"sqlite:///{path}")
+    try:
+        with pytest.raises(StoreUnavailable):
+            await store.revocations.lookup(ISSUER, "jti", None)
+        with pytest.raises(StoreUnavailable):
+            await store.sessions().load(new_token())
+    finally:
+        await store.close()
+
+
+async def test_a_postgresql_connection_cut_under_a_read_answers_unavailable_once_then_recovers(
+    postgres_dsn: str,
+) -> None:
+    await upgrade(postgres_dsn)
+    store = RdbStore.open(postgres_dsn)
+    killer = RdbStore.open(postgres_dsn)
+    try:
+        await store.revocations.put(ISSUER, "token", "jti-pg", "", timedelta(hours=1))
+        assert (await store.revocations.lookup(ISSUER, "jti-pg", None)).token is not None
+        raw = await store.engine.raw_connection()
+        pid = raw.driver_connection.get_server_pid()  # type: ignore[union-attr]
+        raw.close()
+        async with killer.engine.connect() as conn:
+            await conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+        with pytest.raises(StoreUnavailable):
+            await store.revocations.lookup(ISSUER, "jti-pg", None)
+        assert (await store.revocations.lookup(ISSUER, "jti-pg", None)).token is not None
+    finally:
+        await store.revocations.remove(ISSUER, "token", "jti-pg")
+        await store.close()
+        await killer.close()
+
+
+async def test_a_postgresql_read_cancelled_midway_leaves_the_pool_usable(postgres_dsn: str) -> None:
+    await upgrade(postgres_dsn)
+    store = RdbStore.open(postgres_dsn)
+    try:
+        sessions = store.sessions()
+        token = await sessions.save({"account_id": "a2"}, _in(3600))
+        for _ in range(5):
+            read = asyncio.create_task(sessions.load(token))
+            await asyncio.sleep(0)
+            read.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await read
+        assert await sessions.load(token) == {"account_id": "a2"}
+        await sessions.delete(token)
+    finally:
+        await store.close()
+
+
+def _in(seconds: float) -> float:
+    import time
+
+    return time.time() + seconds
