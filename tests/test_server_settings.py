@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,11 @@ def run_example(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
             "-5",
             "fw: server.cbor_max_body = -5: use a positive number of bytes, such as 1048576 (1 MiB)\n",
         ),
+        (
+            "SERVER_BODY_TIMEOUT",
+            "-5s",
+            "fw: server.body_timeout = '-5s': use a duration such as 30s (0s: no limit)\n",
+        ),
     ],
 )
 def test_an_out_of_range_server_value_exits_1_with_one_line_naming_key_value_and_fix(
@@ -101,9 +107,20 @@ async def test_an_ip_literal_is_never_looked_up_and_a_name_is(monkeypatch: pytes
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", 0))]
 
     monkeypatch.setattr(socket, "getaddrinfo", record)
-    await check_server(ServerSettings(host="::1", port=0, max_request_body=1, cbor_max_body=1, docs=False))
     await check_server(
-        ServerSettings(host="localhost", port=65535, max_request_body=1, cbor_max_body=1, docs=False)
+        ServerSettings(
+            host="::1", port=0, max_request_body=1, cbor_max_body=1, body_timeout=timedelta(0), docs=False
+        )
+    )
+    await check_server(
+        ServerSettings(
+            host="localhost",
+            port=65535,
+            max_request_body=1,
+            cbor_max_body=1,
+            body_timeout=timedelta(0),
+            docs=False,
+        )
     )
     assert looked_up == ["localhost"]
 

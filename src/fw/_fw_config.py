@@ -22,6 +22,7 @@ def _build_0(v: Any) -> Any:
         port=v['server.port'],
         max_request_body=v['server.max_request_body'],
         cbor_max_body=v['server.cbor_max_body'],
+        body_timeout=v['server.body_timeout'],
         docs=v['server.docs'],
     )
 
@@ -200,7 +201,7 @@ def _build_3(v: Any) -> Any:
 LOADERS: dict[str, Loader] = {
     'fw.settings:ServerSettings': Loader(
         type_name='fw.settings:ServerSettings',
-        fingerprint='b5c06b3b9220b22b0365',
+        fingerprint='4bcfab56603f2429b835',
         classes=_classes_0,
         build=_build_0,
         prefix='server',
@@ -209,6 +210,7 @@ LOADERS: dict[str, Loader] = {
             Field(key='server.port', kind='int', table='server', default=8000, env='SERVER_PORT', opts=('--server-port',), help='Port to listen on'),
             Field(key='server.max_request_body', kind='int', table='server', default=10485760, env='SERVER_MAX_REQUEST_BODY', opts=('--server-max_request_body',), help='Largest request body accepted, in bytes (the outer limit for every request)'),
             Field(key='server.cbor_max_body', kind='int', table='server', default=1048576, env='SERVER_CBOR_MAX_BODY', opts=('--server-cbor_max_body',), help='Largest CBOR request body accepted, in bytes'),
+            Field(key='server.body_timeout', kind='duration', table='server', default=datetime.timedelta(microseconds=30000000), env='SERVER_BODY_TIMEOUT', opts=('--server-body_timeout',), help='Longest a request body may take to arrive once a handler reads it (408 after; 0s: no limit)'),
             Field(key='server.docs', kind='bool', table='server', env='SERVER_DOCS', opts=('--server-docs',), help='Serve the interactive API reference at /docs (left unset: on when APP_ENV is dev)'),
         ),
         tables=(

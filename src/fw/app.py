@@ -142,7 +142,9 @@ class App:
             routes.extend(docs_routes(self._docs_mode(server), title))
             routes.extend(self._mounts)
             # Applied by __call__ ahead of the middleware, where a BodyLimitMiddleware would sit.
-            self._limits = BodyLimits.of(server.max_request_body, server.cbor_max_body)
+            self._limits = BodyLimits.of(
+                server.max_request_body, server.cbor_max_body, server.body_timeout.total_seconds()
+            )
             middleware = list(self._middleware)
             for ext in self.extensions:
                 middleware.extend(ext.middleware())

@@ -13,6 +13,7 @@ import ipaddress
 import re
 import socket
 
+from fw.configuration.duration import format_duration
 from fw.errors import StartupError
 from fw.settings import ServerSettings
 
@@ -31,6 +32,12 @@ async def check_server(server: ServerSettings) -> None:
         limit = getattr(server, name)
         if limit <= 0:
             raise StartupError(f"server.{name}", limit, f"use a positive number of bytes, such as {example}")
+    if server.body_timeout.total_seconds() < 0:
+        raise StartupError(
+            "server.body_timeout",
+            format_duration(server.body_timeout),
+            "use a duration such as 30s (0s: no limit)",
+        )
     await check_host(server.host)
 
 

@@ -29,6 +29,8 @@ class ServerSettings:
     max_request_body: Annotated[int, default("10485760")]
     #: Largest CBOR request body accepted, in bytes.
     cbor_max_body: Annotated[int, default("1048576")]
+    #: Longest a request body may take to arrive once a handler reads it (408 after; 0s: no limit).
+    body_timeout: Annotated[timedelta, default("30s")]
     #: Serve the interactive API reference at /docs (left unset: on when APP_ENV is dev).
     docs: bool
 

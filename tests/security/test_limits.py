@@ -54,9 +54,9 @@ class Server:
 
 
 @contextmanager
-def app_process(tmp_path: Path, max_request_body: int) -> Iterator[Server]:
+def app_process(tmp_path: Path, max_request_body: int, body_timeout: str = "30s") -> Iterator[Server]:
     config = tmp_path / "limits.toml"
-    config.write_text(f"[server]\nmax_request_body = {max_request_body}\n")
+    config.write_text(f'[server]\nmax_request_body = {max_request_body}\nbody_timeout = "{body_timeout}"\n')
     errors = tmp_path / "server.stderr"
     with errors.open("w") as stderr:
         process = subprocess.Popen(
@@ -212,6 +212,49 @@ def test_slowly_dripping_bodies_are_cut_at_the_limit_and_hold_no_memory(tmp_path
     assert statuses == [413] * 100
     assert ping < 2.0, "the server stalled while bodies dripped in"
     assert grown < 48 * MIB, f"peak memory grew by {grown / MIB:.1f} MiB"
+
+
+def test_bodies_dripping_under_the_limit_are_cut_at_the_body_timeout_and_their_connections_closed(
+    tmp_path: Path,
+) -> None:
+    """50 connections each dripping 10 bytes every 100 ms, far under the size limit, for 10 s."""
+
+    async def loris(port: int) -> tuple[int, float, bool]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        started = time.monotonic()
+        writer.write(_request_head(port, "/scalars", "application/json", None))
+        writer.write(b"a\r\n" + b'{"text": "' + b"\r\n")
+        answer = b""
+        try:
+            for _ in range(100):
+                writer.write(b"a\r\n" + b"a" * 10 + b"\r\n")
+                await writer.drain()
+                try:
+                    answer = await asyncio.wait_for(reader.read(65536), timeout=0.1)
+                except TimeoutError:
+                    continue
+                break
+            took = time.monotonic() - started
+            rest = await asyncio.wait_for(reader.read(65536), timeout=10)
+            while rest:  # the rest of the answer, then the server's close
+                answer += rest
+                rest = await asyncio.wait_for(reader.read(65536), timeout=10)
+            closed = True
+        except (ConnectionResetError, BrokenPipeError):
+            took, closed = time.monotonic() - started, True
+        finally:
+            writer.close()
+        return _status_of(answer), took, closed
+
+    async def crowd(server: Server) -> list[tuple[int, float, bool]]:
+        return list(await asyncio.wait_for(asyncio.gather(*(loris(server.port) for _ in range(50))), 60))
+
+    with app_process(tmp_path, 10 * MIB, body_timeout="1s") as server:
+        outcomes = asyncio.run(crowd(server))
+        assert server.ping() < 2.0
+    assert [status for status, _, _ in outcomes] == [408] * 50
+    assert all(0.9 <= took < 5 for _, took, _ in outcomes), outcomes
+    assert all(closed for _, _, closed in outcomes)
 
 
 async def test_ten_thousand_distinct_unknown_kids_fetch_the_keys_once_per_cooldown() -> None:

@@ -1,9 +1,13 @@
-"""Body size limits: the outer ``server.max_request_body``, the CBOR and the multipart limits.
+"""Body limits: the outer ``server.max_request_body`` and ``server.body_timeout``, the CBOR and
+the multipart limits.
 
-The outer limit wraps ASGI ``receive`` so it holds for every request, whether or not a handler
+The outer limits wrap ASGI ``receive`` so they hold for every request, whether or not a handler
 binds it: a declared ``Content-Length`` over the limit is refused before anything is read, and a
 chunked body is counted as it arrives and cut at the limit, so an oversized body is never
-buffered.
+buffered. A body still arriving ``body_timeout`` after the handler first asked for it is cut
+too (408, connection closed): a client dripping a body under the size limit cannot hold a
+connection and a handler forever. The deadline ends with the body, so a handler that listens
+for the disconnect while streaming its answer is never timed out.
 
 The App resolves ``[server]`` once, when it is built, and hands the limits to the middleware,
 which records them in the request scope for the body decoders: nothing here reads the global
@@ -12,6 +16,7 @@ configuration while serving.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +28,7 @@ from fw.problems import Problem
 _DEFAULT_MULTIPART = 1024 * 1024
 DEFAULT_MAX_REQUEST_BODY = 10 * 1024 * 1024
 DEFAULT_CBOR_MAX_BODY = 1024 * 1024
+DEFAULT_BODY_TIMEOUT = 30.0
 _max_multipart = _DEFAULT_MULTIPART
 
 
@@ -36,6 +42,19 @@ class BodyTooLarge(Problem):
     def __init__(self, limit: int) -> None:
         super().__init__(f"request body exceeds {limit} bytes")
         self.limit = limit
+
+
+class BodyTimedOut(Problem):
+    """408: the body did not arrive within ``server.body_timeout``; the connection is closed."""
+
+    status = 408
+    code = "request_timeout"
+    title = "Request body too slow"
+
+    def __init__(self, timeout: float) -> None:
+        # Connection: close makes the server drop the connection instead of reading on.
+        super().__init__(f"request body not received within {timeout:g} s", headers={"Connection": "close"})
+        self.timeout = timeout
 
 
 def set_max_multipart_body_bytes(limit: int) -> None:
@@ -52,17 +71,22 @@ def max_multipart_body_bytes() -> int:
 
 @dataclass(frozen=True, slots=True)
 class BodyLimits:
-    """The byte limits request bodies are read under (``server.max_request_body``, ``cbor_max_body``)."""
+    """The limits request bodies are read under (``server.max_request_body``, ``cbor_max_body``,
+    ``body_timeout`` in seconds, 0 for none)."""
 
     request: int = DEFAULT_MAX_REQUEST_BODY
     cbor: int = DEFAULT_CBOR_MAX_BODY
+    timeout: float = DEFAULT_BODY_TIMEOUT
 
     @classmethod
-    def of(cls, max_request_body: int, cbor_max_body: int) -> BodyLimits:
-        """The limits as configured; zero or less (refused at startup) keeps the default."""
+    def of(
+        cls, max_request_body: int, cbor_max_body: int, body_timeout: float = DEFAULT_BODY_TIMEOUT
+    ) -> BodyLimits:
+        """The limits as configured; a size of zero or less (refused at startup) keeps the default."""
         return cls(
             max_request_body if max_request_body > 0 else DEFAULT_MAX_REQUEST_BODY,
             cbor_max_body if cbor_max_body > 0 else DEFAULT_CBOR_MAX_BODY,
+            max(body_timeout, 0.0),
         )
 
 
@@ -118,14 +142,29 @@ def guarded_receive(scope: Scope, receive: Receive, limits: BodyLimits) -> Recei
     if declared is not None and declared > limit:
         return None
     seen = 0
+    timeout = limits.timeout
+    deadline: float | None = None
+    complete = False
 
     async def limited_receive() -> Message:
-        nonlocal seen
-        message = await receive()
+        nonlocal seen, deadline, complete
+        if complete or timeout <= 0:
+            message = await receive()
+        else:
+            if deadline is None:
+                deadline = asyncio.get_running_loop().time() + timeout
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTimedOut(timeout) from None
         if message["type"] == "http.request":
             seen += len(message.get("body", b""))
             if seen > limit:
                 raise BodyTooLarge(limit)
+            complete = not message.get("more_body", False)
+        else:
+            complete = True  # disconnected: nothing more will arrive
         return message
 
     return limited_receive
