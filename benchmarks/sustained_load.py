@@ -56,6 +56,7 @@ from fw.testing.issuer import LocalIssuer  # noqa: E402
 SERVERS = Path(__file__).with_name("load_servers.py")
 DELAY = 2.0  # auth.jwt.revocation.max_propagation_delay, seconds
 SLACK = 1.0  # scheduling slack on a shared 2-core machine
+LOGS = Path(tempfile.gettempdir()) / "fw-load-logs"  # the processes' stderr, kept when a scenario fails
 KILL_SECONDS = 10.0
 RECOVERY_SECONDS = 10.0  # after the store returns, answers may still be 503 this long
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
@@ -300,7 +301,7 @@ class Driver:
         return False
 
     async def sign_in(self) -> None:
-        client = httpx2.AsyncClient(timeout=20)
+        client = _client()
         started = time.monotonic()
         process = random.choice(self.browsers)
         try:
@@ -396,7 +397,7 @@ class Driver:
         weights = [weight for _, weight in actions]
 
         async def worker() -> None:
-            async with httpx2.AsyncClient(timeout=20) as http:
+            async with _client() as http:
                 while time.monotonic() < deadline:
                     action, _ = random.choices(actions, weights)[0]
                     name = action if isinstance(action, str) else action.__name__
@@ -417,6 +418,13 @@ class Driver:
         """Close every browser's connections (the sessions themselves stay as they are)."""
         for client in (*self.live, *self.ended):
             await client.aclose()
+
+
+def _client() -> httpx2.AsyncClient:
+    """A browser's client. It drops an idle connection after 2 s, before uvicorn's 5 s keep-alive
+    ends it: reusing a connection the server is closing at that moment is a client-side race
+    (the request is lost in flight), not an answer of the server under test."""
+    return httpx2.AsyncClient(timeout=20, limits=httpx2.Limits(keepalive_expiry=2.0))
 
 
 def _minutes(n: int) -> timedelta:
@@ -554,6 +562,13 @@ def scenario(name: str, seconds: int) -> dict[str, object]:
                 if not live <= keys <= live + 2:  # + the shared key
                     failures.append(f"Redis holds {keys} keys for {live} live sessions")
                 growth = {key: at_end[key] - at_first_third.get(key, at_end[key]) for key in at_end}
+                if failures:
+                    kept = LOGS / name
+                    shutil.rmtree(kept, ignore_errors=True)
+                    kept.mkdir(parents=True)
+                    for log in folder.glob("*.stderr"):
+                        shutil.copy(log, kept / log.name)
+                    failures.append(f"the processes' stderr is kept in {kept}")
                 for key, grown in growth.items():
                     if grown > max(32 * 1024**2, at_end[key] // 5):
                         failures.append(f"{key} grew {grown / 1024**2:.1f} MiB after the first third")

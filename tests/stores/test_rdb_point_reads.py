@@ -132,6 +132,33 @@ async def test_a_postgresql_connection_cut_under_a_read_answers_unavailable_once
         await killer.close()
 
 
+async def test_after_a_postgresql_restart_one_failed_read_clears_every_stale_pooled_connection(
+    postgres_dsn: str,
+) -> None:
+    await upgrade(postgres_dsn)
+    store = RdbStore.open(postgres_dsn)
+    killer = RdbStore.open(postgres_dsn)
+    try:
+        raws = [await store.engine.raw_connection() for _ in range(4)]  # four pooled connections
+        pids = [raw.driver_connection.get_server_pid() for raw in raws]  # type: ignore[union-attr]
+        for raw in raws:
+            raw.close()
+        async with killer.engine.connect() as conn:  # what a restart does to every one of them
+            for pid in pids:
+                await conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+        outcomes = []
+        for _ in range(4):
+            try:
+                await store.revocations.lookup(ISSUER, "jti-restart", None)
+                outcomes.append("answered")
+            except StoreUnavailable:
+                outcomes.append("unavailable")
+        assert outcomes == ["unavailable", "answered", "answered", "answered"]
+    finally:
+        await store.close()
+        await killer.close()
+
+
 async def test_a_postgresql_read_cancelled_midway_leaves_the_pool_usable(postgres_dsn: str) -> None:
     await upgrade(postgres_dsn)
     store = RdbStore.open(postgres_dsn)

@@ -9,7 +9,7 @@ dialect; each call binds positional values and runs it on the driver:
 
 - PostgreSQL: on the asyncpg connection of a connection checked out from the engine's own pool
   (no second pool, the same ``statement_timeout``), through asyncpg's prepared statements.
-  A connection whose call failed is invalidated, so the pool replaces it.
+  A failed call invalidates its connection and every older one, so the pool replaces them.
 - SQLite with a database file: on a read-only stdlib ``sqlite3`` connection, in the event loop's
   thread. A keyed read served from the page cache takes a few microseconds, less than the hop to
   aiosqlite's worker thread and back. It never waits for a lock (``timeout=0``): when a writer
@@ -24,6 +24,7 @@ either engine.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -132,8 +133,13 @@ class PointRead:
         driver: Any = raw.driver_connection
         try:
             rows: Sequence[DriverRow] = await driver.fetch(self._sql, *self._values(values))
+        except asyncio.CancelledError:
+            raw.invalidate()  # a cancelled call may leave the connection mid-protocol
+            raise
         except BaseException as error:
-            raw.invalidate()  # a failed or cancelled call may leave the connection mid-protocol
+            # As SQLAlchemy does on a disconnect: this connection and every one as old go, so
+            # after a database restart one failed read clears the stale pool, not one per request.
+            self._reads.engine.pool._invalidate(raw, error)
             if isinstance(error, asyncpg.PostgresError | asyncpg.InterfaceError):
                 raise DriverError(str(error)) from error
             raise
