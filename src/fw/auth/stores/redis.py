@@ -13,6 +13,9 @@ import os
 import time
 
 from redis import asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from fw.auth.stores.errors import StoreUnavailable
@@ -52,7 +55,17 @@ class RedisSessions:
     def __init__(self, url: str, *, prefix: str = "fw:session:") -> None:
         self.url = url
         self.prefix = prefix
-        self._client: aioredis.Redis = aioredis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        self._client: aioredis.Redis = aioredis.from_url(
+            url,
+            socket_timeout=5,
+            socket_connect_timeout=5,
+            # A pooled connection that Redis closed (a restart, an idle timeout) fails once when
+            # next used: the command is sent again, once, on a new connection. Every command here
+            # is idempotent (SET of the same value, GET, DEL, SMEMBERS, SET NX), so the resend is
+            # safe; a timeout is not retried, so a hung server costs one socket timeout.
+            retry=Retry(NoBackoff(), 1),
+            retry_on_error=[RedisConnectionError],
+        )
         self._put_script = self._client.register_script(_PUT)
 
     def _key(self, token: str) -> str:
