@@ -6,7 +6,9 @@ off; revocation both with max_propagation_delay 0 on SQLite; the same on Postgre
 (``FW_BENCH_POSTGRES_DSN``, default the local test server). Each scenario runs twice: the same
 token on every request (what fw's verified-token cache serves) and a different token on every
 request (a wrk Lua script cycling through more tokens than the cache holds, so fw verifies every
-one). ``--rounds`` repeats every measurement round-robin and keeps each server's best, so the
+one). With revocation off the run also times the floor (``serve_floor``: a raw ASGI callable
+checking only the RSA signature), which bounds what any verifying server can reach over the
+same HTTP server. ``--rounds`` repeats every measurement round-robin and keeps each server's best, so the
 peers meet the same machine noise. Prints a Markdown table.
 
     .venv/bin/python benchmarks/jwt_rps.py [--duration 8] [--connections 32] [--rounds 2]
@@ -153,6 +155,7 @@ def main() -> None:
     scenarios = [s for s in scenarios if args.only.lower() in s[0].lower()]
     rows = []
     bare_rows = []
+    floor_rows = []
     try:
         with LocalIssuer() as issuer:
             from datetime import timedelta
@@ -168,7 +171,8 @@ def main() -> None:
                 best: dict[tuple[str, str], tuple[float, str]] = {}
                 processes = {}
                 try:
-                    for kind in SERVERS_IN_ORDER:
+                    kinds = (*SERVERS_IN_ORDER, "floor") if mode == "off" else SERVERS_IN_ORDER
+                    for kind in kinds:
                         options = {
                             "issuer": issuer.url,
                             "revocation": mode,
@@ -183,7 +187,7 @@ def main() -> None:
                     bare = processes["fw"][1].replace("/api/me", "/hello")
                     for _ in range(args.rounds):
                         for tokens, which in ((token, "repeated"), (cycling, "different")):
-                            for kind in SERVERS_IN_ORDER:
+                            for kind in kinds:
                                 result = wrk(processes[kind][1], tokens, args.duration, args.connections)
                                 if result[0] > best.get((kind, which), (0.0, ""))[0]:
                                     best[(kind, which)] = result
@@ -196,6 +200,8 @@ def main() -> None:
                         process.wait(timeout=10)
                 for which in ("repeated", "different"):
                     rows.append((label, which, [best[(kind, which)] for kind in SERVERS_IN_ORDER]))
+                    if ("floor", which) in best:
+                        floor_rows.append((which, best[("floor", which)], best[("fastapi", which)]))
                 bare_rows.append(
                     (label, best[("fw", "bare")], best[("fw", "repeated")], best[("fw", "different")])
                 )
@@ -223,6 +229,13 @@ def main() -> None:
             f"| {label} | {bare_rps:,.0f} | {same_rps:,.0f} | {bare_rps / same_rps:.2f}x "
             f"| {other_rps:,.0f} | {bare_rps / other_rps:.2f}x |"
         )
+
+    if floor_rows:
+        print("\nThe floor (raw ASGI + the RSA check alone, revocation off) against FastAPI + PyJWT:\n")
+        print("| token | floor req/s | FastAPI + PyJWT req/s | floor / FastAPI |")
+        print("|---|---:|---:|---:|")
+        for which, (floor_rps, _), (fa_rps, _) in floor_rows:
+            print(f"| {which} | {floor_rps:,.0f} | {fa_rps:,.0f} | {floor_rps / fa_rps:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -243,6 +243,53 @@ def serve_starlette(options: dict[str, Any]) -> None:
     uvicorn.run(app, host="127.0.0.1", port=options["port"], log_level="warning", access_log=False)
 
 
+def serve_floor(options: dict[str, Any]) -> None:
+    """The floor of a verified bearer request, not a peer: a raw ASGI callable that checks the RS256
+    signature with ``cryptography`` and nothing else (no claim, no revocation, no framework). No
+    server that verifies each token can answer faster on the same HTTP server."""
+    import base64
+
+    import httpx2
+    import uvicorn
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+    def b64(text: str) -> bytes:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+    meta = httpx2.get(f"{options['issuer']}/.well-known/openid-configuration").json()
+    keys: dict[str, rsa.RSAPublicKey] = {}
+    for jwk in httpx2.get(meta["jwks_uri"]).json()["keys"]:
+        numbers = rsa.RSAPublicNumbers(int.from_bytes(b64(jwk["e"])), int.from_bytes(b64(jwk["n"])))
+        keys[jwk["kid"]] = numbers.public_key()
+    json_type = [(b"content-type", b"application/json")]
+    reject = b'{"detail":"Unauthorized"}'
+    pkcs1, sha256 = padding.PKCS1v15(), hashes.SHA256()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        status, body = 401, reject
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                head, payload, signature = value[7:].decode().split(".")
+                key = keys[json.loads(b64(head))["kid"]]
+                try:
+                    key.verify(b64(signature), f"{head}.{payload}".encode(), pkcs1, sha256)
+                    status, body = 200, json.dumps({"sub": json.loads(b64(payload))["sub"]}).encode()
+                except InvalidSignature:
+                    pass
+        await send({"type": "http.response.start", "status": status, "headers": json_type})
+        await send({"type": "http.response.body", "body": body})
+
+    uvicorn.run(app, host="127.0.0.1", port=options["port"], log_level="warning", access_log=False)
+
+
 if __name__ == "__main__":
     kind, raw = sys.argv[1], sys.argv[2]
-    {"fw": serve_fw, "starlette": serve_starlette, "fastapi": serve_fastapi}[kind](json.loads(raw))
+    servers = {"fw": serve_fw, "starlette": serve_starlette, "fastapi": serve_fastapi, "floor": serve_floor}
+    servers[kind](json.loads(raw))

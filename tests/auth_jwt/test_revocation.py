@@ -339,6 +339,41 @@ async def test_the_propagation_cache_is_bounded_and_expires(monkeypatch: pytest.
     assert store.lookups == 6
 
 
+class _SlowStore(RdbRevocations):
+    """Answers as of the moment it is asked, but the answer arrives ``lag`` seconds later."""
+
+    def __init__(self, now: list[float], lag: float) -> None:
+        self.now, self.lag, self.lookups = now, lag, 0
+        self.revoked_at: float | None = None
+
+    async def lookup(self, issuer: str, token_id: str | None, subject: str | None) -> RevocationEntries:
+        self.lookups += 1
+        asked = self.now[0]
+        self.now[0] += self.lag
+        revoked = self.revoked_at is not None and self.revoked_at <= asked
+        return RevocationEntries(datetime.now(UTC) if revoked else None, None)
+
+
+async def test_an_answer_is_cached_for_the_delay_from_when_it_was_asked_not_from_when_it_arrived() -> None:
+    now = [0.0]
+    store = _SlowStore(now, lag=1.5)
+    check = RevocationCheck(store, "token", max_propagation_delay=timedelta(seconds=2), clock=lambda: now[0])
+    assert not await check.revoked(_verified("t"))  # asked at 0, arrived at 1.5: "not revoked"
+    store.revoked_at = 1.0  # revoked while that answer was on its way
+    now[0] = 2.5  # the delay has passed since the question, not since the answer
+    assert await check.revoked(_verified("t"))
+    assert store.lookups == 2
+
+
+async def test_an_answer_slower_than_the_delay_is_not_cached() -> None:
+    now = [0.0]
+    store = _SlowStore(now, lag=3.0)
+    check = RevocationCheck(store, "token", max_propagation_delay=timedelta(seconds=2), clock=lambda: now[0])
+    assert not await check.revoked(_verified("t"))
+    assert not await check.revoked(_verified("t"))
+    assert store.lookups == 2
+
+
 async def test_with_zero_delay_nothing_is_cached() -> None:
     store = _CountingStore()
     check = RevocationCheck(store, "both")

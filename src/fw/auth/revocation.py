@@ -59,6 +59,7 @@ class RevocationCheck:
         key = (token.token_id if self.by_token else None, token.identity if self.by_subject else None)
         entries = self._cached(key)
         if entries is None:
+            asked = self._clock()
             try:
                 entries = await self.store.lookup(token.issuer, key[0], key[1])
             except StoreUnavailable:
@@ -66,7 +67,7 @@ class RevocationCheck:
                     raise
                 self._report_outage()
                 return False
-            self._remember(key, entries)
+            self._remember(key, entries, asked)
         if self.by_token and entries.token is not None:
             return True
         return (
@@ -84,10 +85,14 @@ class RevocationCheck:
             return None
         return hit[1]
 
-    def _remember(self, key: tuple[str | None, str | None], entries: RevocationEntries) -> None:
-        if self._delay <= 0:
+    def _remember(self, key: tuple[str | None, str | None], entries: RevocationEntries, asked: float) -> None:
+        """Keep the answer until ``max_propagation_delay`` after the question was asked: the store
+        answered as of some moment after ``asked``, so a revocation made before that moment shows
+        within the delay however long the answer took to arrive (a busy loop, a slow store)."""
+        expires = asked + self._delay
+        if self._delay <= 0 or expires <= self._clock():
             return
-        self._cache[key] = (self._clock() + self._delay, entries)
+        self._cache[key] = (expires, entries)
         self._cache.move_to_end(key)
         while len(self._cache) > CACHE_ENTRIES:
             self._cache.popitem(last=False)
