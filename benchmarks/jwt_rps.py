@@ -195,9 +195,14 @@ def main() -> None:
                         if result[0] > best.get(("fw", "bare"), (0.0, ""))[0]:
                             best[("fw", "bare")] = result
                 finally:
-                    for process, _url in processes.values():
+                    for kind, (process, _url) in processes.items():
                         process.terminate()
-                        process.wait(timeout=10)
+                        try:
+                            process.wait(timeout=10)
+                        except subprocess.TimeoutExpired:
+                            print(f"warning: {kind} did not exit within 10 s of SIGTERM", file=sys.stderr)
+                            process.kill()
+                            process.wait(timeout=10)
                 for which in ("repeated", "different"):
                     rows.append((label, which, [best[(kind, which)] for kind in SERVERS_IN_ORDER]))
                     if ("floor", which) in best:

@@ -8,6 +8,7 @@ connection that breaks under a read is replaced, and the two paths agree on stor
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
@@ -157,6 +158,22 @@ async def test_after_a_postgresql_restart_one_failed_read_clears_every_stale_poo
     finally:
         await store.close()
         await killer.close()
+
+
+async def test_postgresql_reads_beyond_the_pool_size_hand_every_connection_back(
+    postgres_dsn: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    await upgrade(postgres_dsn)
+    store = RdbStore.open(postgres_dsn)
+    try:
+        with caplog.at_level(logging.ERROR):
+            for _ in range(3):  # 40 at once: the 10 pooled connections, 10 overflow, and waiters
+                lookups = (store.revocations.lookup(ISSUER, f"jti-{n}", "someone") for n in range(40))
+                await asyncio.wait_for(asyncio.gather(*lookups), 30)
+        assert store.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+        assert [record.getMessage() for record in caplog.records] == []
+    finally:
+        await asyncio.wait_for(store.close(), 10)
 
 
 async def test_a_postgresql_read_cancelled_midway_leaves_the_pool_usable(postgres_dsn: str) -> None:

@@ -31,8 +31,9 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import Select
+from sqlalchemy import PoolProxiedConnection, Select
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.util import greenlet_spawn
 
 #: Any SELECT, whatever its columns.
 AnySelect = Select[*tuple[Any, ...]]
@@ -130,19 +131,27 @@ class PointRead:
         import asyncpg  # the postgres extra; present whenever the dialect is postgresql
 
         raw = await self._reads.engine.raw_connection()
-        driver: Any = raw.driver_connection
+        failure: BaseException | None = None
         try:
-            rows: Sequence[DriverRow] = await driver.fetch(self._sql, *self._values(values))
-        except asyncio.CancelledError:
-            raw.invalidate()  # a cancelled call may leave the connection mid-protocol
-            raise
+            rows: Sequence[DriverRow] = await raw.driver_connection.fetch(  # type: ignore[union-attr]
+                self._sql, *self._values(values)
+            )
         except BaseException as error:
-            # As SQLAlchemy does on a disconnect: this connection and every one as old go, so
-            # after a database restart one failed read clears the stale pool, not one per request.
-            self._reads.engine.pool._invalidate(raw, error)
+            failure = error
             if isinstance(error, asyncpg.PostgresError | asyncpg.InterfaceError):
                 raise DriverError(str(error)) from error
             raise
         finally:
-            raw.close()
+            # Returning a connection may close it (an overflow connection, an invalidated one),
+            # which SQLAlchemy's async adapter can only do inside its greenlet bridge.
+            await greenlet_spawn(self._release, raw, failure)
         return rows
+
+    def _release(self, raw: PoolProxiedConnection, failure: BaseException | None) -> None:
+        if isinstance(failure, asyncio.CancelledError):
+            raw.invalidate()  # a cancelled call may leave the connection mid-protocol
+        elif failure is not None:
+            # As SQLAlchemy does on a disconnect: this connection and every one as old go, so
+            # after a database restart one failed read clears the stale pool, not one per request.
+            self._reads.engine.pool._invalidate(raw, failure)
+        raw.close()
