@@ -33,6 +33,7 @@ from urllib.parse import quote
 
 from sqlalchemy import PoolProxiedConnection, Select
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.pool import QueuePool
 from sqlalchemy.util import greenlet_spawn
 
 #: Any SELECT, whatever its columns.
@@ -138,13 +139,24 @@ class PointRead:
             )
         except BaseException as error:
             failure = error
-            if isinstance(error, asyncpg.PostgresError | asyncpg.InterfaceError):
+            # InternalClientError: a connection the server ended while idle can answer the next
+            # call with "another operation is in progress" instead of a closed-connection error.
+            driver_errors = (
+                asyncpg.PostgresError,
+                asyncpg.InterfaceError,
+                asyncpg.exceptions.InternalClientError,
+            )
+            if isinstance(error, driver_errors):
                 raise DriverError(str(error)) from error
             raise
         finally:
-            # Returning a connection may close it (an overflow connection, an invalidated one),
-            # which SQLAlchemy's async adapter can only do inside its greenlet bridge.
-            await greenlet_spawn(self._release, raw, failure)
+            pool = self._reads.engine.pool
+            if failure is None and isinstance(pool, QueuePool) and pool.checkedin() < pool.size():
+                raw.close()  # back into the pool's queue: nothing to await (no transaction was begun)
+            else:
+                # Handing it back closes it (an overflow or failed connection), which SQLAlchemy's
+                # async adapter can only do inside its greenlet bridge.
+                await greenlet_spawn(self._release, raw, failure)
         return rows
 
     def _release(self, raw: PoolProxiedConnection, failure: BaseException | None) -> None:
