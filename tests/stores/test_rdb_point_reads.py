@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -24,7 +25,7 @@ ISSUER = "https://issuer.test"
 
 
 @pytest.fixture
-async def sqlite_store(tmp_path: Path) -> tuple[RdbStore, Path]:
+async def sqlite_store(tmp_path: Path) -> AsyncIterator[tuple[RdbStore, Path]]:
     path = tmp_path / "point.sqlite3"
     await upgrade(f"sqlite:///{path}")
     store = RdbStore.open(f"sqlite:///{path}")
@@ -110,88 +111,81 @@ async def test_a_sqlite_file_that_is_not_a_database_reads_as_unavailable(tmp_pat
         await store.close()
 
 
-async def test_a_postgresql_connection_cut_under_a_read_answers_unavailable_once_then_recovers(
-    postgres_dsn: str,
-) -> None:
+@pytest.fixture
+async def postgres_store(postgres_dsn: str) -> AsyncIterator[RdbStore]:
     await upgrade(postgres_dsn)
     store = RdbStore.open(postgres_dsn)
-    killer = RdbStore.open(postgres_dsn)
-    try:
-        await store.revocations.put(ISSUER, "token", "jti-pg", "", timedelta(hours=1))
-        assert (await store.revocations.lookup(ISSUER, "jti-pg", None)).token is not None
-        raw = await store.engine.raw_connection()
-        pid = raw.driver_connection.get_server_pid()  # type: ignore[union-attr]
+    yield store
+    await asyncio.wait_for(store.close(), 10)
+
+
+async def _end_pooled_connections(store: RdbStore, how_many: int) -> None:
+    """Check ``how_many`` connections out of the store's pool, back in, then end them on the
+    server, as a restart or an administrator does."""
+    raws = [await store.engine.raw_connection() for _ in range(how_many)]
+    pids = [raw.driver_connection.get_server_pid() for raw in raws]  # type: ignore[union-attr]
+    for raw in raws:
         raw.close()
+    killer = RdbStore.open(str(store.dsn))
+    try:
         async with killer.engine.connect() as conn:
-            await conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
-        with pytest.raises(StoreUnavailable):
-            await store.revocations.lookup(ISSUER, "jti-pg", None)
-        assert (await store.revocations.lookup(ISSUER, "jti-pg", None)).token is not None
+            for pid in pids:
+                await conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
     finally:
-        await store.revocations.remove(ISSUER, "token", "jti-pg")
-        await store.close()
         await killer.close()
+
+
+async def test_a_postgresql_connection_cut_under_a_read_answers_unavailable_once_then_recovers(
+    postgres_store: RdbStore,
+) -> None:
+    revocations = postgres_store.revocations
+    await revocations.put(ISSUER, "token", "jti-pg", "", timedelta(hours=1))
+    try:
+        assert (await revocations.lookup(ISSUER, "jti-pg", None)).token is not None
+        await _end_pooled_connections(postgres_store, 1)
+        with pytest.raises(StoreUnavailable):
+            await revocations.lookup(ISSUER, "jti-pg", None)
+        assert (await revocations.lookup(ISSUER, "jti-pg", None)).token is not None
+    finally:
+        await revocations.remove(ISSUER, "token", "jti-pg")
 
 
 async def test_after_a_postgresql_restart_one_failed_read_clears_every_stale_pooled_connection(
-    postgres_dsn: str,
+    postgres_store: RdbStore,
 ) -> None:
-    await upgrade(postgres_dsn)
-    store = RdbStore.open(postgres_dsn)
-    killer = RdbStore.open(postgres_dsn)
-    try:
-        raws = [await store.engine.raw_connection() for _ in range(4)]  # four pooled connections
-        pids = [raw.driver_connection.get_server_pid() for raw in raws]  # type: ignore[union-attr]
-        for raw in raws:
-            raw.close()
-        async with killer.engine.connect() as conn:  # what a restart does to every one of them
-            for pid in pids:
-                await conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
-        outcomes = []
-        for _ in range(4):
-            try:
-                await store.revocations.lookup(ISSUER, "jti-restart", None)
-                outcomes.append("answered")
-            except StoreUnavailable:
-                outcomes.append("unavailable")
-        assert outcomes == ["unavailable", "answered", "answered", "answered"]
-    finally:
-        await store.close()
-        await killer.close()
+    await _end_pooled_connections(postgres_store, 4)
+    outcomes = []
+    for _ in range(4):
+        try:
+            await postgres_store.revocations.lookup(ISSUER, "jti-restart", None)
+            outcomes.append("answered")
+        except StoreUnavailable:
+            outcomes.append("unavailable")
+    assert outcomes == ["unavailable", "answered", "answered", "answered"]
 
 
 async def test_postgresql_reads_beyond_the_pool_size_hand_every_connection_back(
-    postgres_dsn: str, caplog: pytest.LogCaptureFixture
+    postgres_store: RdbStore, caplog: pytest.LogCaptureFixture
 ) -> None:
-    await upgrade(postgres_dsn)
-    store = RdbStore.open(postgres_dsn)
-    try:
-        with caplog.at_level(logging.ERROR):
-            for _ in range(3):  # 40 at once: the 10 pooled connections, 10 overflow, and waiters
-                lookups = (store.revocations.lookup(ISSUER, f"jti-{n}", "someone") for n in range(40))
-                await asyncio.wait_for(asyncio.gather(*lookups), 30)
-        assert store.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
-        assert [record.getMessage() for record in caplog.records] == []
-    finally:
-        await asyncio.wait_for(store.close(), 10)
+    with caplog.at_level(logging.ERROR):
+        for _ in range(3):  # 40 at once: the 10 pooled connections, 10 overflow, and waiters
+            lookups = (postgres_store.revocations.lookup(ISSUER, f"jti-{n}", "someone") for n in range(40))
+            await asyncio.wait_for(asyncio.gather(*lookups), 30)
+    assert postgres_store.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert [record.getMessage() for record in caplog.records] == []
 
 
-async def test_a_postgresql_read_cancelled_midway_leaves_the_pool_usable(postgres_dsn: str) -> None:
-    await upgrade(postgres_dsn)
-    store = RdbStore.open(postgres_dsn)
-    try:
-        sessions = store.sessions()
-        token = await sessions.save({"account_id": "a2"}, _in(3600))
-        for _ in range(5):
-            read = asyncio.create_task(sessions.load(token))
-            await asyncio.sleep(0)
-            read.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await read
-        assert await sessions.load(token) == {"account_id": "a2"}
-        await sessions.delete(token)
-    finally:
-        await store.close()
+async def test_a_postgresql_read_cancelled_midway_leaves_the_pool_usable(postgres_store: RdbStore) -> None:
+    sessions = postgres_store.sessions()
+    token = await sessions.save({"account_id": "a2"}, _in(3600))
+    for _ in range(5):
+        read = asyncio.create_task(sessions.load(token))
+        await asyncio.sleep(0)
+        read.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await read
+    assert await sessions.load(token) == {"account_id": "a2"}
+    await sessions.delete(token)
 
 
 def _in(seconds: float) -> float:
