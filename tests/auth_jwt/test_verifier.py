@@ -28,7 +28,7 @@ def _verifier(issuer: LocalIssuer, *, now: float | None = None, **policy: object
     return Verifier(base, key_for, clock=lambda: now)
 
 
-@pytest.mark.parametrize("algorithm", ["RS256", "PS256", "ES256", "ES384", "EdDSA"])
+@pytest.mark.parametrize("algorithm", ["RS256", "PS256", "ES256", "ES384", "EdDSA", "Ed25519"])
 async def test_every_supported_algorithm_verifies(algorithm: str) -> None:
     issuer = LocalIssuer(algorithm=algorithm)
     verified = await _verifier(issuer).verify(issuer.mint("alice", token_id="j1"))
