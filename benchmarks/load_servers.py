@@ -8,15 +8,12 @@ Each prints ``pid=<n> port=<n>`` once listening on a free 127.0.0.1 port.
 
 from __future__ import annotations
 
-import os
-import socket
 import sys
-
-import uvicorn
 
 import fw
 import fw.auth
 from fw import configuration
+from fw.background import serve_announced
 from fw.settings import AuthSettings
 
 app = fw.App()
@@ -51,18 +48,7 @@ else:
 
 def main() -> None:
     configuration.parse_config(["--config-path", sys.argv[2]])
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    original_startup = server.startup
-
-    async def announce(sockets: list[socket.socket] | None = None) -> None:
-        await original_startup(sockets)
-        print(f"pid={os.getpid()} port={sock.getsockname()[1]}", flush=True)
-
-    server.startup = announce  # type: ignore[method-assign]
-    server.run(sockets=[sock])
+    serve_announced(app)
 
 
 if __name__ == "__main__":

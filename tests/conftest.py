@@ -1,15 +1,17 @@
 """Shared fixtures: real PostgreSQL and Redis when CI points at them (a visible skip otherwise),
 DynamoDB served by a local moto server, Google's Firestore emulator in Datastore mode (once per
 session, skipped where ``gcloud`` is absent), a migrated SQLite database, the development identity
-provider, account seams reset after a test, and ``store_backend``: one integration test run on
-every ``auth.backend`` engine."""
+provider, account seams reset after a test, ``store_backend``: one integration test run on
+every ``auth.backend`` engine, and ``session_store``: one session-manager test run on the rdb
+(SQLite, PostgreSQL), Redis and cookie session stores."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
-from collections.abc import Iterator
+import secrets
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import local_servers
@@ -18,6 +20,10 @@ from backends import StoreBackend, store_backend_for
 from local_servers import free_port
 
 from fw.auth import accounts
+from fw.auth.stores import SessionStore
+from fw.auth.stores.cookie import CookieSessions
+from fw.auth.stores.rdb import RdbSessions
+from fw.rdb import create_engine
 from fw.rdb.migrate import upgrade
 from fw.testing import TestIdentityProvider, identity_provider
 
@@ -110,3 +116,28 @@ STORE_ENGINES = ["sqlite", "postgresql", "dynamo", "firestore"]
 def store_backend(request: pytest.FixtureRequest) -> StoreBackend:
     """Each ``auth.backend`` engine in turn, holding a store of this test's own."""
     return store_backend_for(request.param, request)
+
+
+@pytest.fixture(params=["sqlite", "postgresql", "redis", "cookie"])
+async def session_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SessionStore]:
+    """A session store of each kind the session manager runs on, empty and of this test's own."""
+    kind = request.param
+    if kind == "cookie":
+        yield CookieSessions(secrets.token_urlsafe(32))
+        return
+    if kind == "redis":
+        from fw.auth.stores.redis import RedisSessions
+
+        redis_store = RedisSessions(
+            request.getfixturevalue("redis_url"), prefix=f"fw-test-sessions:{secrets.token_hex(4)}:"
+        )
+        yield redis_store
+        await redis_store.close()
+        return
+    dsn = (
+        f"sqlite:///{tmp_path / 's.sqlite3'}" if kind == "sqlite" else request.getfixturevalue("postgres_dsn")
+    )
+    await upgrade(dsn)
+    engine = create_engine(dsn)
+    yield RdbSessions(engine)
+    await engine.dispose()

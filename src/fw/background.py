@@ -8,6 +8,7 @@ returns only once the server answers, so nothing races the first request.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -42,3 +43,24 @@ class BackgroundServer:
         if self._thread.ident is not None:
             self._thread.join(timeout=10)
         self._socket.close()
+
+
+def serve_announced(app: ASGIApp) -> None:
+    """Serve ``app`` in this process on a free 127.0.0.1 port; print ``pid=<n> port=<n>`` once listening.
+
+    How a test or benchmark that starts an app in a child process learns where it serves: the
+    port is free by construction and the line comes only after uvicorn's startup, so the first
+    request cannot race it.
+    """
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    original_startup = server.startup
+
+    async def announce(sockets: list[socket.socket] | None = None) -> None:
+        await original_startup(sockets)
+        print(f"pid={os.getpid()} port={sock.getsockname()[1]}", flush=True)
+
+    server.startup = announce  # type: ignore[method-assign]
+    server.run(sockets=[sock])

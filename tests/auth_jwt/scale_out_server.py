@@ -1,20 +1,18 @@
 """One application process of the scale-out test: an fw.App in jwt_only, served by uvicorn.
 
-Run as ``python scale_out_server.py <config.toml>``; it prints ``port=<n>`` once listening on a
+Run as ``python scale_out_server.py <config.toml>``; it prints ``pid=<n> port=<n>`` once listening on a
 free 127.0.0.1 port. ``POST /admin/revoke?jti=...`` revokes through this process (an
 application-defined endpoint: fw itself mounts none).
 """
 
 from __future__ import annotations
 
-import socket
 import sys
-
-import uvicorn
 
 import fw
 import fw.auth
 from fw import configuration
+from fw.background import serve_announced
 from fw.settings import AuthSettings, MiddlewareSettings
 
 app = fw.App()
@@ -38,17 +36,7 @@ def main() -> None:
         if not any(r.cls is cls for r in configuration.registry.state().configs.values()):
             configuration.register_config(cls, prefix)
     configuration.parse_config(["--config-path", sys.argv[1]])
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    original_startup = server.startup
-
-    async def announce(sockets: list[socket.socket] | None = None) -> None:
-        await original_startup(sockets)
-        print(f"port={sock.getsockname()[1]}", flush=True)
-
-    server.startup = announce  # type: ignore[method-assign]
-    server.run(sockets=[sock])
+    serve_announced(app)
 
 
 if __name__ == "__main__":

@@ -60,13 +60,13 @@ revocation.max_propagation_delay = "{int(delay * 1000)}ms"
     try:
         assert process.stdout is not None
         for line in process.stdout:  # the startup summary comes first, then the port
-            if line.startswith("port="):
+            if line.startswith("pid="):
                 break
         else:
             process.kill()
             process.wait()
             raise AssertionError(f"app process did not start: {errors.read_text()}")
-        yield f"http://127.0.0.1:{line.strip().removeprefix('port=')}"
+        yield f"http://127.0.0.1:{line.split('port=')[1].strip()}"
     finally:
         process.terminate()
         process.wait(timeout=10)

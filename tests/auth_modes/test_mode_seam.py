@@ -203,5 +203,6 @@ def test_an_unregistered_mode_name_is_refused_listing_the_registered_ones(door: 
     with pytest.raises(fw.ConfigError) as refused:
         refusal('[auth]\nenabled = true\nmode = "window"\n')
     assert refused.value.key == "auth.mode"
-    assert str(refused.value).endswith("use one of: oidc_only, oidc_passkey, passkey_only, oauth_only, "
-                                       "jwt_only, door (from file:<toml>:3)")
+    assert str(refused.value).endswith(
+        "use one of: oidc_only, oidc_passkey, passkey_only, oauth_only, jwt_only, door (from file:<toml>:3)"
+    )

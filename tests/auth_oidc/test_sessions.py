@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
@@ -19,32 +17,14 @@ from fw.auth.stores.cookie import CookieSessions
 from fw.auth.stores.rdb import RdbSessions
 from fw.auth.stores.redis import RedisSessions
 from fw.errors import StartupError
-from fw.rdb import create_engine
-from fw.rdb.migrate import upgrade
 from fw.testing import TestIdentityProvider
 
 SUMMARY = SessionSummary("acct", "Alice", "alice@example.test", "https://id.example", "alice", 1700000000)
 
 
-@pytest.fixture(params=["sqlite", "postgresql", "redis", "cookie"])
-async def store(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[SessionStore]:
-    kind = request.param
-    if kind == "cookie":
-        yield CookieSessions(secrets.token_urlsafe(32))
-        return
-    if kind == "redis":
-        url = request.getfixturevalue("redis_url")
-        redis_store = RedisSessions(url, prefix=f"fw-test-oidc:{secrets.token_hex(4)}:")
-        yield redis_store
-        await redis_store.close()
-        return
-    dsn = (
-        f"sqlite:///{tmp_path / 's.sqlite3'}" if kind == "sqlite" else request.getfixturevalue("postgres_dsn")
-    )
-    await upgrade(dsn)
-    engine = create_engine(dsn)
-    yield RdbSessions(engine)
-    await engine.dispose()
+@pytest.fixture
+def store(session_store: SessionStore) -> SessionStore:
+    return session_store
 
 
 async def test_a_session_round_trips_an_account_summary_only(store: SessionStore) -> None:

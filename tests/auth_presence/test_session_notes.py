@@ -3,45 +3,20 @@ never a longer life, and a resume that leaves the idle clock alone when asked to
 
 from __future__ import annotations
 
-import secrets
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
 from fw.auth.assurance.presence import PRESENT_AT, PresenceRules
 from fw.auth.sessions import Sessions, SessionSummary
 from fw.auth.stores import SessionStore
-from fw.auth.stores.cookie import CookieSessions
-from fw.auth.stores.rdb import RdbSessions
-from fw.auth.stores.redis import RedisSessions
-from fw.rdb import create_engine
-from fw.rdb.migrate import upgrade
 
 SUMMARY = SessionSummary("acct", "Alice", "alice@example.test", "https://id.example", "alice", 1700000000)
 
 
-@pytest.fixture(params=["sqlite", "postgresql", "redis", "cookie"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SessionStore]:
-    kind = request.param
-    if kind == "cookie":
-        yield CookieSessions(secrets.token_urlsafe(32))
-        return
-    if kind == "redis":
-        redis_store = RedisSessions(
-            request.getfixturevalue("redis_url"), prefix=f"fw-test-presence:{secrets.token_hex(4)}:"
-        )
-        yield redis_store
-        await redis_store.close()
-        return
-    dsn = (
-        f"sqlite:///{tmp_path / 's.sqlite3'}" if kind == "sqlite" else request.getfixturevalue("postgres_dsn")
-    )
-    await upgrade(dsn)
-    engine = create_engine(dsn)
-    yield RdbSessions(engine)
-    await engine.dispose()
+@pytest.fixture
+def store(session_store: SessionStore) -> SessionStore:
+    return session_store
 
 
 async def test_presence_noted_in_a_session_is_read_back_by_the_next_request(store: SessionStore) -> None:

@@ -723,7 +723,7 @@ def test_one_key_reached_from_two_prefixes_is_refused(
     ("annotation", "message"),
     [
         ("Literal[1, 2]", "unsupported type Literal[1, 2]: a Literal key holds strings only"),
-        ('Literal["a", "b"]', 'a Literal key without a default starts empty'),
+        ('Literal["a", "b"]', "a Literal key without a default starts empty"),
         ('Annotated[Literal["a", "b"], fw.default("c")]', "default 'c' is not one of the choices: 'a', 'b'"),
         ('Annotated[str, fw.enum("a,b"), fw.falsy("off")]', "falsy value 'off' is not one of the choices"),
         ('Annotated[int, fw.enum("1,2")]', "fw.enum applies to str keys, not to a int key"),
@@ -768,4 +768,4 @@ def test_a_trailing_comment_on_a_field_line_becomes_its_help(
     assert "help='The doc comment above wins'" in text and "Not this one" not in text
     assert "help='A string literal after the field, since the trailing comment is a directive'" in text
     assert "help='explicit help'" in text and "Not this either" not in text
-    assert "help=\"The comment ending the field's statement\"" in text
+    assert 'help="The comment ending the field\'s statement"' in text

@@ -130,12 +130,22 @@ def run_page(page: Path, base: Path) -> subprocess.CompletedProcess[str]:
     (package / "sample.py").write_text(definitions(source), encoding="utf-8")
     generated = subprocess.run(
         [sys.executable, "-m", "fw.cli", "--project", str(base), "generate"],
-        cwd=base, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        cwd=base,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
     )
     if generated.returncode != 0:
         return generated
     (package / "page.py").write_text(source, encoding="utf-8")
     return subprocess.run(
         [sys.executable, "-c", _RUN, f"{name}.sample", *map(str, uses(source))],
-        cwd=base, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        cwd=base,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
     )

@@ -18,7 +18,11 @@ def test_the_documentation_site_builds_strictly(tmp_path: Path) -> None:
         pytest.skip("mkdocs is not installed (pip install -e '.[test]' installs mkdocs-material)")
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "site" / "reference" / "configuration-keys" / "index.html").is_file()

@@ -76,9 +76,7 @@ def serving(
 
 
 @contextlib.contextmanager
-def app_processes(
-    app: Path, env: Mapping[str, str], tmp_path: Path, count: int = 2
-) -> Iterator[list[str]]:
+def app_processes(app: Path, env: Mapping[str, str], tmp_path: Path, count: int = 2) -> Iterator[list[str]]:
     """``count`` uvicorn processes of the script ``app`` on free loopback ports; their origins."""
     with contextlib.ExitStack() as stack:
         origins = []

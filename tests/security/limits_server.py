@@ -6,12 +6,8 @@ on a free 127.0.0.1 port. ``GET /ping`` answers at once, to show the server stay
 
 from __future__ import annotations
 
-import os
-import socket
 import sys
 from pathlib import Path
-
-import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -19,6 +15,7 @@ from binding.bindapp.handlers import app
 
 import fw
 from fw import configuration
+from fw.background import serve_announced
 
 
 @app.route("GET /ping")
@@ -28,17 +25,7 @@ async def ping(request: fw.Request) -> fw.Response:
 
 def main() -> None:
     configuration.parse_config(["--config-path", sys.argv[1]])
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    original_startup = server.startup
-
-    async def announce(sockets: list[socket.socket] | None = None) -> None:
-        await original_startup(sockets)
-        print(f"pid={os.getpid()} port={sock.getsockname()[1]}", flush=True)
-
-    server.startup = announce  # type: ignore[method-assign]
-    server.run(sockets=[sock])
+    serve_announced(app)
 
 
 if __name__ == "__main__":

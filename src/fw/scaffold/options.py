@@ -185,8 +185,6 @@ def init_options(
     if directory.exists() and not directory.is_dir():
         raise ScaffoldError(f"{directory} exists and is not a directory")
     checked = (
-        check_name(name)
-        if name is not None
-        else check_name(derive_name(directory), derived_from=directory)
+        check_name(name) if name is not None else check_name(derive_name(directory), derived_from=directory)
     )
     return InitOptions(directory, checked, preset, chosen_auth, force, chosen_session, chosen_db)

@@ -253,7 +253,8 @@ def create_app() -> fw.App:
     return app
 '''
 
-MAIN_API_LOGIN = '''
+#: The start of ``create_app`` in the API projects that sign in: the App and its index route.
+API_INDEX = '''
 def create_app() -> fw.App:
     """A new App with every route (``config.dev.toml`` protects ``/me``)."""
     app = fw.App()
@@ -267,7 +268,11 @@ def create_app() -> fw.App:
             {"service": "{{name}}", "greeting": settings.greeting},
             headers={"Cache-Control": f"max-age={max_age}"},
         )
+'''
 
+MAIN_API_LOGIN = (
+    API_INDEX
+    + """
     @app.route("GET /me")
     async def me(request: fw.Request) -> fw.Response:
         user = fw.auth.user(request)
@@ -282,7 +287,8 @@ def create_app() -> fw.App:
         )
 
     return app
-'''
+"""
+)
 
 CONFIG_HEAD = """\
 # Development configuration: read when APP_ENV is dev (the default). Other environments read
@@ -806,21 +812,9 @@ def test_a_bootstrap_secret_is_spent_by_its_registration(
 
 # --- jwt_only (the api preset's default): a bearer-token API ---
 
-MAIN_API_JWT = '''
-def create_app() -> fw.App:
-    """A new App with every route (``config.dev.toml`` protects ``/me``)."""
-    app = fw.App()
-    greetings.register(app)
-
-    @app.route("GET /{$}")
-    async def index(request: fw.Request) -> fw.Response:
-        settings = fw.config(Settings, request)
-        max_age = int(settings.cache_for.total_seconds())
-        return fw.JSONResponse(
-            {"service": "{{name}}", "greeting": settings.greeting},
-            headers={"Cache-Control": f"max-age={max_age}"},
-        )
-
+MAIN_API_JWT = (
+    API_INDEX
+    + """
     @app.route("GET /me")
     async def me(request: fw.Request) -> fw.Response:
         caller = fw.auth.bearer(request)
@@ -830,7 +824,8 @@ def create_app() -> fw.App:
         return fw.JSONResponse({"account_id": caller.account_id, "scopes": str(scope).split()})
 
     return app
-'''
+"""
+)
 
 CONFIG_JWT = """
 # A bearer-token API: every request to /me needs an access token from your authorization

@@ -140,7 +140,7 @@ MARKERS: tuple[MarkerSpec, ...] = (
     MarkerSpec(
         'fw.default("value")',
         "The value when the request gives none, parsed at generation time and applied after "
-        "validation; fw.default(\"\") is an explicit empty string.",
+        'validation; fw.default("") is an explicit empty string.',
     ),
     MarkerSpec(
         "none, or fw.input(name)",
@@ -150,9 +150,7 @@ MARKERS: tuple[MarkerSpec, ...] = (
     MarkerSpec('fw.payload("name")', "The body only (JSON, form or multipart)."),
     MarkerSpec('fw.payload("*")', "Every body key no sibling field consumed, into a dict."),
     MarkerSpec('fw.path("name")', "The route wildcard {name}."),
-    MarkerSpec(
-        'fw.header("Name")', "One request header (case-insensitive).", "must not be repeated"
-    ),
+    MarkerSpec('fw.header("Name")', "One request header (case-insensitive).", "must not be repeated"),
     MarkerSpec('fw.cookie("name")', "One cookie.", "must not be repeated"),
     MarkerSpec("fw.method()", "The HTTP method, into a str field."),
 )
