@@ -8,6 +8,7 @@ import pytest
 
 import fw.auth
 from fw.auth import Account, Identity
+from fw.auth.jwt.verifier import VerifiedToken
 from fw.testing.issuer import LocalIssuer
 
 from .conftest import bearer, serving
@@ -87,3 +88,46 @@ async def test_the_resolver_runs_only_for_tokens_that_passed_every_check(issuer:
         await client.get("/api/me", headers=bearer(issuer.mint("late", audience="other")))
         await client.get("/public")
     assert calls == []
+
+
+async def test_a_resolver_registered_while_serving_applies_to_a_token_served_from_the_cache(
+    issuer: LocalIssuer,
+) -> None:
+    token = issuer.mint("erin")
+    async with serving(auth_settings(jwt_settings(issuer.url))) as (client, extension):
+        for _ in range(3):  # verified, admitted to the cache, then served from it
+            assert (await client.get("/api/me", headers=bearer(token))).json()["account_id"] == "erin"
+        assert extension.running is not None and extension.running.verifier.cache is not None
+        assert len(extension.running.verifier.cache) == 1
+        fw.auth.set_account_resolver(lambda identity: Account(f"acct-{identity.value}"))
+        assert (await client.get("/api/me", headers=bearer(token))).json()["account_id"] == "acct-erin"
+        fw.auth.set_account_resolver(lambda identity: None)
+        assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
+        fw.auth.set_account_resolver(None)
+        assert (await client.get("/api/me", headers=bearer(token))).json()["account_id"] == "erin"
+
+
+async def test_with_a_resolver_a_repeated_token_is_still_served_from_the_cache(issuer: LocalIssuer) -> None:
+    resolved: list[str] = []
+
+    def resolve(identity: Identity) -> Account:
+        resolved.append(identity.value)
+        return Account(f"acct-{identity.value}")
+
+    fw.auth.set_account_resolver(resolve)
+    token = issuer.mint("frank")
+    async with serving(auth_settings(jwt_settings(issuer.url))) as (client, extension):
+        assert extension.running is not None
+        verifier = extension.running.verifier
+        checked: list[str] = []
+        check = verifier.check
+
+        async def counting_check(presented: str) -> VerifiedToken:
+            checked.append(presented)
+            return await check(presented)
+
+        verifier.check = counting_check  # type: ignore[method-assign]
+        for _ in range(4):
+            assert (await client.get("/api/me", headers=bearer(token))).json()["account_id"] == "acct-frank"
+    assert len(checked) == 2  # verified twice (the cache admits on the second), then served from it
+    assert resolved == ["frank"] * 4  # the resolver runs on every request, cached token or not

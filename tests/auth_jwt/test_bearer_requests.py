@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from fw.auth.modes.jwt_only.middleware import _authorization
+from fw.auth.tokens.jws import MAX_TOKEN_BYTES
 from fw.testing.issuer import LocalIssuer
 
 from .conftest import bearer, jwt_only, serving
@@ -308,3 +310,38 @@ async def test_admission_authenticated_without_revocation_touches_no_store(
         assert (await client.get("/api/me", headers=bearer(issuer.mint()))).status_code == 200
         assert not extension.needs_store
     assert not database.exists()
+
+
+_LONGEST = "a" * MAX_TOKEN_BYTES
+
+
+@pytest.mark.parametrize(
+    ("header", "reading"),
+    [
+        (b"Bearer abc.def.ghi", (True, "abc.def.ghi")),
+        (b"Bearer  abc.def.ghi", (True, "abc.def.ghi")),
+        (b"Bearer\tabc.def.ghi", (True, "abc.def.ghi")),
+        (b"Bearer abc.def.ghi ", (True, "abc.def.ghi")),
+        (b"bearer abc.def.ghi", (True, "abc.def.ghi")),
+        (b"BEARER abc.def.ghi", (True, "abc.def.ghi")),
+        (b"Bearer abc def", (True, None)),
+        (b"Bearer abc,def", (True, None)),
+        (b"Bearer abc\tdef", (True, None)),
+        (b"Bearer ", (True, None)),
+        (b"Bearer", (True, None)),
+        (b"Bearer \xc3\xa9t\xc3\xa9", (True, None)),
+        (b"Bearer " + _LONGEST.encode() + b"a", (True, None)),
+        (b"Bearer " + _LONGEST.encode(), (True, _LONGEST)),
+        (b"Basic dXNlcjpwYXNz", (False, None)),
+        (b"Bearerabc", (False, None)),
+    ],
+)
+def test_the_authorization_header_reads_the_same_in_its_usual_spelling_and_any_other(
+    header: bytes, reading: tuple[bool, str | None]
+) -> None:
+    assert _authorization({"headers": [(b"host", b"x"), (b"authorization", header)]}) == reading
+
+
+def test_two_authorization_headers_are_a_malformed_bearer() -> None:
+    headers = [(b"authorization", b"Bearer a.b.c"), (b"authorization", b"Bearer a.b.c")]
+    assert _authorization({"headers": headers}) == (True, None)

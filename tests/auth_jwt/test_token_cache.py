@@ -332,3 +332,16 @@ async def test_a_verified_token_is_an_ordinary_frozen_verified_token_cached_or_n
         assert verified == VerifiedToken(verified.claims, verified.header, issuer.url, "alice", "j1", NOW)
         with pytest.raises(FrozenInstanceError):
             verified.identity = "mallory"  # type: ignore[misc]
+
+
+async def test_a_cached_token_and_a_checked_token_give_the_handler_the_same_caller(
+    issuer: LocalIssuer,
+) -> None:
+    token = issuer.mint("grace", scope="orders.read")
+    async with serving(auth_settings(jwt_settings(issuer.url))) as (client, extension):
+        answers = [(await client.get("/api/me", headers=bearer(token))).json() for _ in range(3)]
+        assert extension.running is not None and extension.running.verifier.cache is not None
+        assert len(extension.running.verifier.cache) == 1
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[2]["account_id"] == "grace" and answers[2]["method"] == "bearer"
+    assert answers[2]["claims"]["scope"] == "orders.read"

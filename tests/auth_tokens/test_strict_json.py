@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fw.auth.tokens.errors import TokenRejected
-from fw.auth.tokens.jws import _JSON, JwsVerifier, _strict_json
+from fw.auth.tokens.jws import _JSON, JwsVerifier, _strict_json, claims_decoder, decode_claims
 from fw.testing.issuer import LocalIssuer
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
@@ -72,3 +72,19 @@ def test_a_remembered_header_is_handed_to_each_token_as_its_own_copy() -> None:
     second = verifier.parse(issuer.mint("b"))
     assert second.header["alg"] == "RS256"
     assert second.header is not first.header
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_VALUES, compact=st.booleans(), ascii_only=st.booleans())
+def test_the_decoder_kept_for_a_payload_reads_it_again_as_the_first_reading_did(
+    value: Any, compact: bool, ascii_only: bool
+) -> None:
+    separators = (",", ":") if compact else (", ", ": ")
+    raw = json.dumps({"claim": value}, separators=separators, ensure_ascii=ascii_only).encode()
+    assert _same(_outcome(claims_decoder(raw), raw), _outcome(decode_claims, raw))
+
+
+def test_only_a_payload_the_fast_path_accepts_keeps_the_bare_fast_decoder() -> None:
+    assert claims_decoder(b'{"sub":"a","exp":1}') is not decode_claims
+    for raw in (b'{"sub": "a"}', b'{"a":1,"a":2}', b'{"a":NaN}', b"[1]", b"not json"):
+        assert claims_decoder(raw) is decode_claims

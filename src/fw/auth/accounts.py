@@ -77,6 +77,8 @@ class _Seams:
 _process = _Seams()
 #: Seams an App was given with ``app=``; they take precedence over the process default.
 _own: weakref.WeakKeyDictionary[object, _Seams] = weakref.WeakKeyDictionary()
+#: Counts the changes to any seam, so an :class:`AccountSeams` can keep what it derived from them.
+_changes = 0
 
 
 def _target(app: object | None) -> _Seams:
@@ -94,12 +96,16 @@ def set_account_resolver(fn: Resolver | None, *, app: object | None = None) -> N
     Without ``app=`` it is the process default; with it, that App's own (``None`` falls back to
     the default again).
     """
+    global _changes
     _target(app).resolver = fn
+    _changes += 1
 
 
 def set_account_lookup(fn: Lookup | None, *, app: object | None = None) -> None:
     """Look an account up by id; return ``None`` when it was deleted, or an inactive account."""
+    global _changes
     _target(app).lookup = fn
+    _changes += 1
 
 
 def forget_account(account_id: str, *, app: object | None = None) -> None:
@@ -180,7 +186,22 @@ class AccountSeams:
         self.app = app
         self.default = default
         self._last_read: dict[str, float] = {}
+        #: What :meth:`claim_is_the_account` last answered, for which seam changes and default.
+        self._claim_answer: tuple[int, DefaultAccounts | None, bool] = (-1, None, False)
         _live.add(self)
+
+    def claim_is_the_account(self) -> bool:
+        """True when the account is the identity claim's value, active (:class:`ClaimIsTheAccount`).
+
+        That is when no application resolver is registered and the mode's default is the claim;
+        a bearer request then needs no account object. Asked on every such request, so the
+        answer is kept until a seam or the default changes.
+        """
+        changes, default, answer = self._claim_answer
+        if changes != _changes or default is not self.default:
+            answer = self.resolver is None and isinstance(self.default, ClaimIsTheAccount)
+            self._claim_answer = (_changes, self.default, answer)
+        return answer
 
     @property
     def resolver(self) -> Resolver | None:

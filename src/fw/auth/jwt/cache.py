@@ -18,15 +18,19 @@ Two choices keep a stream of different tokens (nothing to gain from a cache) fro
   first one only leaves its string hash in a bounded set. A one-off token therefore never pays
   for a digest or an entry, and a repeated one is verified twice, then served from the cache.
 
-Claims are decoded again from the stored payload on every hit, so each request gets its own
-claims dict: a handler changing one request's claims cannot change the next request's.
+Claims are decoded again from the stored payload on every hit (with the decoder the entry
+keeps, see :func:`fw.auth.tokens.jws.claims_decoder`), so each request gets its own claims
+dict: a handler changing one request's claims cannot change the next request's.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from fw.auth.tokens.jws import decode_claims
 
 _sha256 = hashlib.sha256
 
@@ -48,6 +52,8 @@ class CachedToken(NamedTuple):
     token_id: str | None
     issued_at: float
     expires_at: float
+    #: Reads ``payload`` as the verifier read it (see :func:`fw.auth.tokens.jws.claims_decoder`).
+    decode: Callable[[bytes], dict[str, Any]] = decode_claims
 
 
 def token_digest(token: str) -> bytes:

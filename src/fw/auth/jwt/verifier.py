@@ -19,11 +19,18 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from fw._frozen import frozen_builder
 from fw.auth.jwt.cache import CachedToken, TokenCache, token_digest
 from fw.auth.tokens.algorithms import Key
 from fw.auth.tokens.claims import ClaimRules, check_claims
 from fw.auth.tokens.errors import TokenRejected
-from fw.auth.tokens.jws import MAX_TOKEN_BYTES, JwsVerifier, decode_claims, normalize_token_type
+from fw.auth.tokens.jws import (
+    MAX_TOKEN_BYTES,
+    JwsVerifier,
+    claims_decoder,
+    decode_claims,
+    normalize_token_type,
+)
 
 KeyLookup = Callable[[str | None, str], Awaitable[Key | None]]
 #: Identifies the key set in use; the token cache is dropped whenever its answer changes.
@@ -62,37 +69,8 @@ class VerifiedToken:
     issued_at: float
 
 
-def _slot(name: str) -> Callable[[VerifiedToken, Any], None]:
-    setter: Callable[[VerifiedToken, Any], None] = VerifiedToken.__dict__[name].__set__
-    return setter
-
-
-_CLAIMS, _HEADER, _ISSUER, _IDENTITY, _TOKEN_ID, _ISSUED_AT = (
-    _slot(name) for name in ("claims", "header", "issuer", "identity", "token_id", "issued_at")
-)
-
-
-def _verified(
-    claims: dict[str, Any],
-    header: dict[str, Any],
-    issuer: str,
-    identity: str,
-    token_id: str | None,
-    issued_at: float,
-) -> VerifiedToken:
-    """``VerifiedToken(...)``, built on every bearer request at half the cost of the generated init.
-
-    The frozen dataclass's ``__init__`` looks ``object.__setattr__`` up once per field; setting
-    the slots through their descriptors gives the same instance (every field set, still frozen).
-    """
-    token: VerifiedToken = object.__new__(VerifiedToken)
-    _CLAIMS(token, claims)
-    _HEADER(token, header)
-    _ISSUER(token, issuer)
-    _IDENTITY(token, identity)
-    _TOKEN_ID(token, token_id)
-    _ISSUED_AT(token, issued_at)
-    return token
+#: ``VerifiedToken(...)`` built on every bearer request without the generated ``__init__``.
+_verified = frozen_builder(VerifiedToken)
 
 
 def scopes_of(claims: dict[str, Any]) -> set[str]:
@@ -153,20 +131,32 @@ class Verifier:
 
     async def verify(self, token: str) -> VerifiedToken:
         """Every check, or the cached outcome of every check; raises :class:`TokenRejected`."""
+        return self.cached(token) or await self.check(token)
+
+    def cached(self, token: str) -> VerifiedToken | None:
+        """The cached outcome of every check for ``token``, or ``None`` when the cache has none.
+
+        Synchronous, so a request served from the cache awaits nothing for its token.
+        """
         cache = self.cache
-        version: object = None
-        if cache is not None:
-            version = self._key_version()
-            entry = cache.get(token, self._clock(), version)
-            if entry is not None:
-                return _verified(
-                    decode_claims(entry.payload),
-                    dict(entry.header),
-                    self.policy.issuer,
-                    entry.identity,
-                    entry.token_id,
-                    entry.issued_at,
-                )
+        if cache is None:
+            return None
+        entry = cache.get(token, self._clock(), self._key_version())
+        if entry is None:
+            return None
+        return _verified(
+            entry.decode(entry.payload),
+            dict(entry.header),
+            self.policy.issuer,
+            entry.identity,
+            entry.token_id,
+            entry.issued_at,
+        )
+
+    async def check(self, token: str) -> VerifiedToken:
+        """Every check, without looking in the cache first (a token that passes may enter it)."""
+        cache = self.cache
+        version = self._key_version() if cache is not None else None
         header, signing_input, signature = self._jws.split(token)
         kid, alg = header.get("kid"), header["alg"]
         key = self._fresh_key(kid, alg) if self._fresh_key is not None else None
@@ -187,6 +177,7 @@ class Verifier:
                 verified.token_id,
                 verified.issued_at,
                 exp,
+                claims_decoder(payload),
             )
             cache.put(token, entry, self._clock(), version)
         return verified

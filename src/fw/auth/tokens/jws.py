@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import binascii
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,6 +113,24 @@ def decode_claims(payload: bytes) -> dict[str, Any]:
         if type(data) is dict and _ENCODE_JSON(data) == payload:
             return data
     return _json_object(payload, "payload")
+
+
+def claims_decoder(payload: bytes) -> Callable[[bytes], dict[str, Any]]:
+    """A decoder that reads ``payload`` exactly as :func:`decode_claims` does, for reading it again.
+
+    When the fast path accepts ``payload`` (msgspec's reading encodes back to the same bytes),
+    reading those bytes again needs no re-encoding to prove it, so msgspec's decoder alone is
+    returned; otherwise :func:`decode_claims` itself. The verified-token cache keeps the decoder
+    with the payload, so a cache hit decodes a fresh claims dict at the cost of one decode.
+    """
+    try:
+        data = _FAST_JSON.decode(payload)
+    except (msgspec.DecodeError, RecursionError):
+        return decode_claims
+    if type(data) is dict and _ENCODE_JSON(data) == payload:
+        decode: Callable[[bytes], dict[str, Any]] = _FAST_JSON.decode
+        return decode
+    return decode_claims
 
 
 @dataclass(frozen=True, slots=True)

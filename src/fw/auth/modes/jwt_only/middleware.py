@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fw._frozen import frozen_builder
 from fw.auth.accounts import AccountSeams, Identity
-from fw.auth.admission import Admission
-from fw.auth.caller import Authentication, Caller, record
-from fw.auth.jwt.verifier import Verifier
+from fw.auth.admission import Admission, Everyone
+from fw.auth.caller import SCOPE_KEY, Authentication, Caller
+from fw.auth.jwt.verifier import VerifiedToken, Verifier
 from fw.auth.modes.jwt_only.dpop import DpopGate
 from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
@@ -44,6 +45,11 @@ def _prebuilt(problem: Problem) -> tuple[Message, Message]:
 _REJECT = _prebuilt(_UNAUTHORIZED)
 _REFUSE = _prebuilt(_UNAVAILABLE)
 
+# The three objects every verified bearer request records, built without their generated __init__.
+_identity = frozen_builder(Identity)
+_caller = frozen_builder(Caller)
+_authentication = frozen_builder(Authentication)
+
 
 @dataclass(slots=True)
 class Running:
@@ -55,6 +61,14 @@ class Running:
     protection: Protection
     #: ``auth.jwt.dpop`` allowed or required: the DPoP checks in front of the bearer ones.
     dpop: DpopGate | None = None
+    #: ``admission = authenticated``: every verified token is admitted, with nothing to await.
+    admits_everyone: bool = field(init=False)
+    #: Admits everyone and checks no revocation: a remembered token needs nothing awaited.
+    quick: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.admits_everyone = isinstance(self.admission, Everyone)
+        self.quick = self.admits_everyone and self.revocation is None
 
 
 def _authorization(scope: Scope) -> tuple[bool, str | None]:
@@ -67,6 +81,14 @@ def _authorization(scope: Scope) -> tuple[bool, str | None]:
             found = value
     if found is None:
         return False, None
+    if found[:7] == b"Bearer ":  # the usual spelling, decided as the general reading below would
+        # Checked as text: ``byte in bytes`` first tries the byte as an integer, raising inside.
+        try:
+            text = found[7:].decode("ascii")
+        except UnicodeDecodeError:
+            text = ""  # the general reading decides
+        if 0 < len(text) <= MAX_TOKEN_BYTES and " " not in text and "\t" not in text and "," not in text:
+            return True, text
     # The scheme is case-insensitive and SP or HTAB may separate it from the token (RFC 9110).
     scheme, _, rest = found.replace(b"\t", b" ").strip(b" ").partition(b" ")
     if scheme.lower() != b"bearer":
@@ -113,12 +135,19 @@ class BearerMiddleware:
             return
         presented, token = _authorization(scope)
         if presented:
-            outcome = await self._authenticate(running, token)
+            # The common jwt_only request needs nothing awaited once the verifier remembers
+            # its token; anything else goes through _authenticate, which decides the same way.
+            quick = token is not None and running.quick and self._accounts.claim_is_the_account()
+            outcome: Authentication | StoreUnavailable | None = None
+            if quick and token is not None:
+                outcome = self._from_cache(running, token)
+            if outcome is None:
+                outcome = await self._authenticate(running, token, looked_in_cache=quick)
             if outcome is None:
                 await self._answer(scope, send, _REJECT)
                 return
             if isinstance(outcome, Authentication):
-                record(scope, outcome)
+                scope[SCOPE_KEY] = outcome
             else:
                 await self._answer(scope, send, _REFUSE)
                 return
@@ -127,16 +156,45 @@ class BearerMiddleware:
             return
         await self.app(scope, receive, send)
 
+    def _from_cache(self, running: Running, token: str) -> Authentication | None:
+        """The caller of a token the verifier remembers, else ``None``.
+
+        Only for a request that needs nothing else awaited: :attr:`Running.quick` and the
+        account being the identity claim.
+        """
+        try:
+            verified = running.verifier.cached(token)
+        except Exception:
+            return None  # _authenticate looks again, and logs and rejects whatever this was
+        if verified is None:
+            return None
+        return self._caller(verified, verified.identity, self._identity(verified))
+
+    def _identity(self, verified: VerifiedToken) -> Identity:
+        return _identity(verified.issuer, self._claim, verified.identity, verified.claims, True)
+
+    @staticmethod
+    def _caller(verified: VerifiedToken, account_id: str, identity: Identity) -> Authentication:
+        caller = _caller(account_id, identity)
+        return _authentication("bearer", account_id, verified.issuer, verified.identity, caller)
+
     async def _authenticate(
-        self, running: Running, token: str | None
+        self, running: Running, token: str | None, *, looked_in_cache: bool = False
     ) -> Authentication | StoreUnavailable | None:
-        """The caller, ``None`` to reject with 401, or the store failure to answer 503."""
+        """The caller, ``None`` to reject with 401, or the store failure to answer 503.
+
+        ``looked_in_cache``: :meth:`_from_cache` may have looked for this token just now and
+        found nothing, so the verifier checks it without looking again.
+        """
         if token is None:
             logger.debug("bearer rejected: malformed Authorization header")
             return None
         try:
-            verified = await running.verifier.verify(token)
-            if not await running.admission.admits(verified.issuer, verified.claims):
+            verifier = running.verifier
+            verified = (None if looked_in_cache else verifier.cached(token)) or await verifier.check(token)
+            if not running.admits_everyone and not await running.admission.admits(
+                verified.issuer, verified.claims
+            ):
                 logger.debug("bearer rejected: not admitted")
                 return None
             if running.revocation is not None and await running.revocation.revoked(verified):
@@ -151,7 +209,9 @@ class BearerMiddleware:
         except Exception:
             logger.exception("bearer verification failed unexpectedly; rejecting the request")
             return None
-        identity = Identity(verified.issuer, self._claim, verified.identity, verified.claims)
+        identity = self._identity(verified)
+        if self._accounts.claim_is_the_account():
+            return self._caller(verified, verified.identity, identity)  # what ClaimIsTheAccount resolves to
         try:
             account = await self._accounts.resolve(identity)
         except StoreUnavailable as failure:
@@ -160,8 +220,7 @@ class BearerMiddleware:
         if account is None or not account.active:
             logger.debug("bearer rejected: the account resolver refused the identity")
             return None
-        caller = Caller(account.account_id, identity)
-        return Authentication("bearer", account.account_id, verified.issuer, verified.identity, caller)
+        return self._caller(verified, account.account_id, identity)
 
     @staticmethod
     async def _answer(scope: Scope, send: Send, response: tuple[Message, Message]) -> None:
