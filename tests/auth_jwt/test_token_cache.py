@@ -11,7 +11,7 @@ import pytest
 import fw.auth
 from fw._fw_config import LOADERS
 from fw.auth import admission
-from fw.auth.jwt.cache import CachedToken, TokenCache, token_digest
+from fw.auth.jwt.cache import CachedToken, TokenCache, signed_prefix, token_digest
 from fw.auth.jwt.verifier import Policy, TokenRejected, VerifiedToken, Verifier
 from fw.auth.plugin import check
 from fw.auth.tokens.algorithms import Key
@@ -163,6 +163,23 @@ def test_an_entry_answers_only_the_token_whose_digest_it_holds() -> None:
     entry = CachedToken(token_digest("other"), b"{}", {}, "alice", None, NOW, NOW + 300)
     cache.put("t", entry, NOW, version=1)  # filed under "t" but vouching for another token
     assert cache.get("t", NOW, version=1) is None
+
+
+@pytest.mark.parametrize(
+    "presented", ["h.x.s", "x.p.s", "h.p.s2", "h.p.", "hh.p.s", "h.p.x.s", "s", ".s", "p.s"]
+)
+def test_an_entry_answers_no_token_differing_in_any_segment_even_with_the_same_signature(
+    presented: str,
+) -> None:
+    cache = TokenCache(4)
+    vouched = "h.p.s"
+    entry = CachedToken(
+        token_digest(vouched), b"{}", {}, "alice", None, NOW, NOW + 300, prefix=signed_prefix(vouched)
+    )
+    cache.put(presented, entry, NOW, version=1)  # filed under the presented token's hash
+    assert cache.get(presented, NOW, version=1) is None
+    cache.put(vouched, entry, NOW, version=1)
+    assert cache.get(vouched, NOW, version=1) is entry
 
 
 async def test_the_least_recently_used_token_is_evicted_when_the_cache_is_full() -> None:

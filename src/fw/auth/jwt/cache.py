@@ -1,8 +1,11 @@
 """The verified-token cache: a client repeating its bearer token pays for the signature once or twice.
 
-Like Envoy's ``jwt_authn`` cache, an entry belongs to the SHA-256 digest of the whole token (the
-exact string presented, so any other spelling is another token, and the cache keeps no bearer
-credential itself), and it holds only tokens that passed every check of the verifier. An entry
+Like Envoy's ``jwt_authn`` cache, an entry belongs to one exact token string (any other spelling
+is another token), identified without keeping the bearer credential itself: the entry keeps the
+header and payload segments verbatim (what it holds decoded anyway) and the SHA-256 digest of
+the signature segment, so only the token with that header, that payload and that signature
+matches, and hashing the signature alone costs a quarter of hashing the whole token. The cache
+holds only tokens that passed every check of the verifier. An entry
 lives until the token's ``exp`` (never past it, although the verifier's leeway would accept the
 token a little longer), is evicted least-recently-used when the cache is full, and the whole
 cache is dropped when the issuer's key set changes, so a key the issuer withdrew stops vouching
@@ -12,8 +15,8 @@ not the verifier's business and is never cached here.
 Two choices keep a stream of different tokens (nothing to gain from a cache) from paying for one:
 
 * entries are found through Python's string hash, which a token string computes once, and only
-  a candidate found that way has its SHA-256 digest computed and compared: a miss costs one
-  dictionary lookup, and only equal digests make a hit;
+  a candidate found that way has its segments compared and its signature digest computed: a
+  miss costs one dictionary lookup, and only an equal prefix and digest make a hit;
 * a verified token is admitted on its second verification (a *doorkeeper*, as in TinyLFU): the
   first one only leaves its string hash in a bounded set. A one-off token therefore never pays
   for a digest or an entry, and a repeated one is verified twice, then served from the cache.
@@ -54,11 +57,22 @@ class CachedToken(NamedTuple):
     expires_at: float
     #: Reads ``payload`` as the verifier read it (see :func:`fw.auth.tokens.jws.claims_decoder`).
     decode: Callable[[bytes], dict[str, Any]] = decode_claims
+    #: The token up to and with its last ``.`` (:func:`signed_prefix`): header and payload.
+    prefix: str = ""
 
 
 def token_digest(token: str) -> bytes:
-    """The identity of ``token`` in the cache: SHA-256, so no two tokens can share an entry."""
-    return _sha256(token.encode("utf-8", "surrogatepass")).digest()
+    """SHA-256 of the token's signature segment, everything after its last ``.``.
+
+    With :func:`signed_prefix` compared verbatim, the pair identifies the whole token: no two
+    tokens can share an entry.
+    """
+    return _sha256(token[token.rfind(".") + 1 :].encode("utf-8", "surrogatepass")).digest()
+
+
+def signed_prefix(token: str) -> str:
+    """The token up to and with its last ``.`` (empty without one): its signed segments."""
+    return token[: token.rfind(".") + 1]
 
 
 class TokenCache:
@@ -87,7 +101,12 @@ class TokenCache:
             return None
         index = hash(token)
         entry = self._entries.get(index)
-        if entry is None or entry.digest != token_digest(token):
+        if entry is None:
+            return None
+        prefix = entry.prefix
+        if token.rfind(".") + 1 != len(prefix) or not token.startswith(prefix):
+            return None
+        if entry.digest != token_digest(token):
             return None
         if now >= entry.expires_at:
             del self._entries[index]

@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any
 
 from fw._frozen import frozen_builder
-from fw.auth.jwt.cache import CachedToken, TokenCache, token_digest
+from fw.auth.jwt.cache import CachedToken, TokenCache, signed_prefix, token_digest
 from fw.auth.tokens.algorithms import Key
 from fw.auth.tokens.claims import ClaimRules, check_claims
 from fw.auth.tokens.errors import TokenRejected
@@ -178,6 +178,7 @@ class Verifier:
                 verified.issued_at,
                 exp,
                 claims_decoder(payload),
+                signed_prefix(token),
             )
             cache.put(token, entry, self._clock(), version)
         return verified
