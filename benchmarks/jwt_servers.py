@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 
-def serve_fw(options: dict[str, Any]) -> None:
+def fw_app(options: dict[str, Any]) -> Any:
+    """The jwt_only App, its configuration parsed (``options`` as for :func:`serve_fw`)."""
     import fw
     import fw.auth
     from fw import configuration
@@ -69,10 +70,18 @@ dsn = "{options["dsn"]}"
         """A bare route in the same App (no token needed), the yardstick of a bearer request."""
         return fw.JSONResponse({"sub": "anonymous"})
 
+    configuration.parse_config(["--config-path", str(config)])
+    return app
+
+
+def serve_fw(options: dict[str, Any]) -> None:
     import uvicorn
 
+    from fw import configuration
+    from fw.settings import ServerSettings
+
+    app = fw_app(options)
     # What fw.run does, minus the access log (neither server logs each request here).
-    configuration.parse_config(["--config-path", str(config)])
     server = configuration.config(ServerSettings)
     uvicorn.run(app, host=server.host, port=server.port, log_level="warning", access_log=False)
 

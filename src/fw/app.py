@@ -33,6 +33,7 @@ from fw.problems import Problem, problem_from
 from fw.routing import Pattern, parse_pattern
 from fw.server_checks import check_server
 from fw.settings import ServerSettings
+from fw.stack import build_stack
 
 logger = logging.getLogger("fw")
 
@@ -64,6 +65,8 @@ class App:
         self._on_shutdown: list[StartupHook] = []
         self._extensions: list[Extension] | None = None
         self._asgi: ASGIApp | None = None
+        #: The built app's middleware stack, called directly for HTTP (see :mod:`fw.stack`).
+        self._stack: ASGIApp | None = None
         self._limits = DEFAULT_LIMITS
 
     # Building the route table.
@@ -159,6 +162,7 @@ class App:
                 },
             )
             core.router = StaticFirstRouter(routes)
+            core.middleware_stack = self._stack = build_stack(core)
             self._asgi = core
         return self._asgi
 
@@ -183,8 +187,8 @@ class App:
             await ext.shutdown()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        core = self._asgi
-        if core is None or scope["type"] != "http":
+        stack = self._stack
+        if stack is None or scope["type"] != "http":
             if scope["type"] == "lifespan":
                 await self._lifespan(receive, send)
                 return
@@ -192,12 +196,15 @@ class App:
             if scope["type"] != "http":
                 await core(scope, receive, send)
                 return
+            stack = self._stack
+            assert stack is not None
         # server.max_request_body holds for every HTTP request, whether or not a handler binds it.
         guarded = guarded_receive(scope, receive, self._limits)
         if guarded is None:
             await refuse_too_large(self._limits, send)
             return
-        await core(scope, guarded, send)
+        scope["app"] = self._asgi  # what Starlette.__call__ sets before calling the same stack
+        await stack(scope, guarded, send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """The ASGI lifespan protocol, answered by the App itself.

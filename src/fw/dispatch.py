@@ -10,9 +10,9 @@ table never picks another route than the scan would. Everything else (parameters
 405, redirects, 404) takes Starlette's scan unchanged.
 
 :func:`handler_app` is the ASGI app of one ``@app.route`` handler. Starlette's own wrapper
-catches the handler's exceptions a second time, with the same handlers its
-``ExceptionMiddleware`` (innermost in every fw App) applies anyway, and wraps ``send`` to do
-so; fw lets the exception reach that middleware, which renders the same response.
+catches the handler's exceptions a second time, with the same handlers the exception boundary
+innermost in every fw App (:class:`fw.stack.ProblemBoundary`) applies anyway, and wraps
+``send`` to do so; fw lets the exception reach that boundary, which renders the same response.
 """
 
 from __future__ import annotations

@@ -131,7 +131,14 @@ class Verifier:
 
     async def verify(self, token: str) -> VerifiedToken:
         """Every check, or the cached outcome of every check; raises :class:`TokenRejected`."""
-        return self.cached(token) or await self.check(token)
+        cache = self.cache
+        if cache is None:
+            return await self._check(token, None)
+        version = self._key_version()
+        entry = cache.get(token, self._clock(), version)
+        if entry is not None:
+            return self._remembered(entry)
+        return await self._check(token, version)
 
     def cached(self, token: str) -> VerifiedToken | None:
         """The cached outcome of every check for ``token``, or ``None`` when the cache has none.
@@ -142,8 +149,13 @@ class Verifier:
         if cache is None:
             return None
         entry = cache.get(token, self._clock(), self._key_version())
-        if entry is None:
-            return None
+        return None if entry is None else self._remembered(entry)
+
+    async def check(self, token: str) -> VerifiedToken:
+        """Every check, without looking in the cache first (a token that passes may enter it)."""
+        return await self._check(token, self._key_version() if self.cache is not None else None)
+
+    def _remembered(self, entry: CachedToken) -> VerifiedToken:
         return _verified(
             entry.decode(entry.payload),
             dict(entry.header),
@@ -153,10 +165,9 @@ class Verifier:
             entry.issued_at,
         )
 
-    async def check(self, token: str) -> VerifiedToken:
-        """Every check, without looking in the cache first (a token that passes may enter it)."""
+    async def _check(self, token: str, version: object) -> VerifiedToken:
+        """Every check; ``version`` is the key set's version when the cache was consulted."""
         cache = self.cache
-        version = self._key_version() if cache is not None else None
         header, signing_input, signature = self._jws.split(token)
         kid, alg = header.get("kid"), header["alg"]
         key = self._fresh_key(kid, alg) if self._fresh_key is not None else None

@@ -1,0 +1,196 @@
+"""What a bearer token adds to a request of the same jwt_only App, in process.
+
+The App is the one ``jwt_rps.py`` serves (``jwt_servers.fw_app``: revocation off, the
+verified-token cache on), called as an ASGI callable with no HTTP server. Rows: a bare route
+(no token), ``GET /api/me`` with the same token on every request (served from the cache), and
+with a different token on every request (cycling through more tokens than the cache holds, so
+every one is verified).
+
+Two measures:
+
+* time: µs per request, best of many short interleaved rounds (see docs/performance.md on
+  reading the numbers);
+* ``--instructions``: CPU instructions per request counted by valgrind's callgrind, which do
+  not move with the machine's load or clock, so two trees can be compared exactly. Each row
+  runs in its own process under callgrind with collection only around the measured requests.
+
+    .venv/bin/python benchmarks/bearer_path.py [--rounds 300] [--iterations 100] [--instructions]
+
+To compare with another fw tree, point ``FW_BENCH_SRC`` at its ``src`` folder (see
+``bare_route.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
+
+ROWS = ("bare route", "repeated token", "different token")
+#: Collection under callgrind is on only inside this C function, which runs each measured request.
+_TOGGLE = "starmap_next"
+_BASE: dict[str, Any] = {
+    "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+    "scheme": "http", "query_string": b"", "root_path": "", "client": ("127.0.0.1", 5000),
+    "server": ("127.0.0.1", 8000),
+}  # fmt: skip
+
+
+def _scope(path: str, token: str | None) -> dict[str, Any]:
+    headers = [(b"host", b"127.0.0.1:8000"), (b"user-agent", b"wrk"), (b"accept", b"*/*")]
+    if token is not None:
+        headers.append((b"authorization", b"Bearer " + token.encode()))
+    return {**_BASE, "path": path, "raw_path": path.encode(), "headers": headers}
+
+
+async def _receive() -> dict[str, Any]:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+class Bench:
+    """The App started in process, and one scope source per row."""
+
+    def __init__(self, tokens: int) -> None:
+        import jwt_servers
+
+        from fw.rdb.migrate import upgrade
+        from fw.testing.issuer import LocalIssuer
+
+        self._workdir = tempfile.mkdtemp(prefix="fw-bearer-")
+        dsn = f"sqlite:///{self._workdir}/unused.sqlite3"
+        asyncio.run(upgrade(dsn))
+        self.issuer = LocalIssuer().__enter__()
+        options = {"issuer": self.issuer.url, "revocation": "off", "dsn": dsn, "port": 1}
+        self.app = jwt_servers.fw_app({**options, "workdir": self._workdir})
+        self.loop = asyncio.new_event_loop()
+        self.loop.run_until_complete(self.app.startup())
+        self.app.build()
+        lifetime = timedelta(minutes=50)
+
+        def mint(subject: str) -> str:
+            return self.issuer.mint(subject, scope="orders.read", audience="api", lifetime=lifetime)
+
+        repeated = _scope("/api/me", mint("bench-user"))
+        cycle = itertools.cycle([_scope("/api/me", mint(f"user-{n}")) for n in range(tokens)])
+        bare = _scope("/hello", None)
+        self.scopes: dict[str, Callable[[], dict[str, Any]]] = {
+            "bare route": lambda: dict(bare),
+            "repeated token": lambda: dict(repeated),
+            "different token": lambda: dict(next(cycle)),
+        }
+        self.status: list[int] = []
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.status.append(message["status"])
+
+    async def call(self, row: str, iterations: int) -> None:
+        scope = self.scopes[row]
+        for _ in range(iterations):
+            await self.app(scope(), _receive, self.send)
+        if self.status[-1] != 200:
+            raise RuntimeError(f"{row} answered {self.status[-1]}")
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.app.shutdown())
+        self.loop.close()
+        self.issuer.__exit__(None, None, None)
+        shutil.rmtree(self._workdir, ignore_errors=True)
+
+
+def timed(rounds: int, iterations: int, tokens: int) -> dict[str, float]:
+    bench = Bench(tokens)
+    best = dict.fromkeys(ROWS, float("inf"))
+    try:
+        for row in ROWS:  # warm-up: the repeated token is verified twice, then cached
+            bench.loop.run_until_complete(bench.call(row, 200))
+        for _ in range(rounds):
+            for row in ROWS:
+                start = time.perf_counter()
+                bench.loop.run_until_complete(bench.call(row, iterations))
+                best[row] = min(best[row], (time.perf_counter() - start) / iterations * 1e6)
+    finally:
+        bench.close()
+    return best
+
+
+def count_one(row: str, requests: int, tokens: int) -> None:
+    """Run ``requests`` requests of ``row``, each inside ``_TOGGLE`` (run under callgrind)."""
+    bench = Bench(tokens)
+    try:
+        bench.loop.run_until_complete(bench.call(row, 300))
+
+        def one() -> None:
+            bench.loop.run_until_complete(bench.call(row, 1))
+
+        list(itertools.starmap(one, itertools.repeat((), requests)))
+    finally:
+        bench.close()
+
+
+def instructions(requests: int, tokens: int) -> dict[str, float]:
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (apt-get install -y valgrind)")
+    counted: dict[str, float] = {}
+    for row in ROWS:
+        command = [
+            "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={_TOGGLE}",
+            "--callgrind-out-file=/dev/null", sys.executable, __file__, "--count", row,
+            "--requests", str(requests), "--tokens", str(tokens),
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if found is None:
+            raise RuntimeError(f"callgrind reported no count for {row}:\n{done.stderr[-2000:]}")
+        counted[row] = int(found.group(1)) / requests
+    return counted
+
+
+def _table(title: str, unit: str, figures: dict[str, float], digits: int) -> None:
+    bare = figures["bare route"]
+    print(f"{title}\n\n| request | {unit} | / bare route | added to the bare route |")
+    print("|---|---:|---:|---:|")
+    for row in ROWS:
+        value = figures[row]
+        print(f"| {row} | {value:,.{digits}f} | {value / bare:.2f}x | {value - bare:+,.{digits}f} |")
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--iterations", type=int, default=100)
+    parser.add_argument("--tokens", type=int, default=3000, help="tokens for the different-token row")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions (valgrind)")
+    parser.add_argument("--requests", type=int, default=1000, help="requests counted per row")
+    parser.add_argument("--count", choices=ROWS, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.count:
+        count_one(args.count, args.requests, args.tokens)
+        return
+    figures = timed(args.rounds, args.iterations, args.tokens)
+    _table(f"In process, best of {args.rounds} interleaved rounds of {args.iterations}:", "µs", figures, 2)
+    if args.instructions:
+        counted = instructions(args.requests, args.tokens)
+        _table(f"Instructions per request (callgrind, {args.requests} requests):", "instructions", counted, 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""The middleware stack of an App: Starlette's composition, with less done per request.
+
+Starlette composes, from the outside in: ``ServerErrorMiddleware`` (the 500 boundary), the
+application's and the pillars' middleware, its ``ExceptionMiddleware`` (the boundary for
+handled exceptions: fw's problems and ``HTTPException``), then the router. fw keeps exactly
+that order and behaviour, and changes what two layers cost on every HTTP request:
+
+* :class:`ProblemBoundary` is ``ExceptionMiddleware`` without the per-request objects it builds
+  before anything fails: a ``Request`` for the handler and a wrapper closure around a second
+  wrapper closure. It builds the ``Request`` only when an exception needs a handler, and tracks
+  whether the response started in one closure. WebSockets and other scopes go through
+  ``ExceptionMiddleware`` itself.
+* the router is entered at its own middleware stack (``Router.__call__`` only forwards there).
+
+The App calls the stack itself and sets ``scope["app"]`` as ``Starlette.__call__`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette._exception_handler import _lookup_exception_handler
+from starlette._utils import is_async_callable
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.errors import ServerErrorMiddleware
+from starlette.middleware.exceptions import ExceptionMiddleware
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class ProblemBoundary(ExceptionMiddleware):
+    """Starlette's ``ExceptionMiddleware``, deciding every HTTP request exactly as it does."""
+
+    def __init__(self, app: ASGIApp, handlers: Any = None, debug: bool = False) -> None:
+        super().__init__(app, handlers=handlers, debug=debug)
+        self._handler_tables = (self._exception_handlers, self._status_handlers)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        scope["starlette.exception_handlers"] = self._handler_tables
+        started = False
+
+        async def sender(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sender)
+        except Exception as exc:
+            handler = None
+            if isinstance(exc, HTTPException):
+                handler = self._status_handlers.get(exc.status_code)
+            if handler is None:
+                handler = _lookup_exception_handler(self._exception_handlers, exc)
+            if handler is None:
+                raise exc
+            if started:
+                raise RuntimeError("Caught handled exception, but response already started.") from exc
+            request = Request(scope, receive, send)
+            if is_async_callable(handler):
+                response = await handler(request, exc)  # type: ignore[arg-type]
+            else:
+                response = await run_in_threadpool(handler, request, exc)
+            if response is not None:
+                await response(scope, receive, sender)
+            exc.__traceback__ = None  # a reused exception instance would grow a traceback per request
+
+
+def build_stack(app: Starlette) -> ASGIApp:
+    """``app.build_middleware_stack()``, with :class:`ProblemBoundary` and the router entered directly."""
+    if app.max_body_size is not None:
+        raise ValueError("an fw App limits request bodies itself (server.max_request_body)")
+    error_handler = None
+    handlers: dict[Any, Any] = {}
+    for key, value in app.exception_handlers.items():
+        if key in (500, Exception):
+            error_handler = value
+        else:
+            handlers[key] = value
+    middleware = [
+        Middleware(ServerErrorMiddleware, handler=error_handler, debug=app.debug),
+        *app.user_middleware,
+        Middleware(ProblemBoundary, handlers=handlers, debug=app.debug),
+    ]
+    stack: ASGIApp = app.router.middleware_stack
+    for cls, args, kwargs in reversed(middleware):
+        stack = cls(stack, *args, **kwargs)
+    return stack
