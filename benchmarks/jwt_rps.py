@@ -5,11 +5,13 @@ Peers: Starlette + joserfc and FastAPI + PyJWT, hand-built to do fw's checks (se
 off; revocation both with max_propagation_delay 0 on SQLite; the same on PostgreSQL
 (``FW_BENCH_POSTGRES_DSN``, default the local test server). Each scenario runs twice: the same
 token on every request (what fw's verified-token cache serves) and a different token on every
-request (a wrk Lua script cycling through more tokens than the cache holds, so fw verifies every
-one). With revocation off the run also times the floor (``serve_floor``: a raw ASGI callable
+request (a wrk Lua script cycling through 6,000 tokens: more than the cache's doorkeeper
+remembers, 4 x 1,024, so a token has been forgotten when it comes back and fw verifies every
+one; with fewer, 3,000 say, the doorkeeper's rhythm serves about a fifth of them from the
+cache). With revocation off the run also times the floor (``serve_floor``: a raw ASGI callable
 checking only the RSA signature), which bounds what any verifying server can reach over the
-same HTTP server. ``--rounds`` repeats every measurement round-robin and keeps each server's best, so the
-peers meet the same machine noise. Prints a Markdown table.
+same HTTP server. ``--rounds`` repeats every measurement round-robin and keeps each server's
+best, so the peers meet the same machine noise. Prints a Markdown table.
 
     .venv/bin/python benchmarks/jwt_rps.py [--duration 8] [--connections 32] [--rounds 2]
 """
@@ -136,7 +138,7 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=8)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--tokens", type=int, default=3000, help="distinct tokens for the cycling runs")
+    parser.add_argument("--tokens", type=int, default=6000, help="distinct tokens for the cycling runs")
     parser.add_argument("--only", default="", help="run only scenarios whose label contains this text")
     args = parser.parse_args()
     if shutil.which("wrk") is None:

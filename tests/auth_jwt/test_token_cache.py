@@ -11,7 +11,7 @@ import pytest
 import fw.auth
 from fw._fw_config import LOADERS
 from fw.auth import admission
-from fw.auth.jwt.cache import CachedToken, TokenCache, signed_prefix, token_digest
+from fw.auth.jwt.cache import SEEN_PER_ENTRY, CachedToken, TokenCache, signed_prefix, token_digest
 from fw.auth.jwt.verifier import Policy, TokenRejected, VerifiedToken, Verifier
 from fw.auth.plugin import check
 from fw.auth.tokens.algorithms import Key
@@ -362,3 +362,19 @@ async def test_a_cached_token_and_a_checked_token_give_the_handler_the_same_call
     assert answers[0] == answers[1] == answers[2]
     assert answers[2]["account_id"] == "grace" and answers[2]["method"] == "bearer"
     assert answers[2]["claims"]["scope"] == "orders.read"
+
+
+def test_tokens_cycling_past_the_doorkeepers_memory_are_never_served_from_the_cache() -> None:
+    cache = TokenCache(8)
+    tokens = [f"h.p.s{n}" for n in range(SEEN_PER_ENTRY * cache.size + 1)]
+    hits = 0
+    for n in range(5 * len(tokens)):
+        token = tokens[n % len(tokens)]
+        if cache.get(token, NOW, version=1) is not None:
+            hits += 1
+        elif cache.admits(token):
+            entry = CachedToken(
+                token_digest(token), b"{}", {}, "a", None, NOW, NOW + 300, prefix=signed_prefix(token)
+            )
+            cache.put(token, entry, NOW, version=1)
+    assert hits == 0
