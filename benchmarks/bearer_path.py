@@ -63,30 +63,26 @@ async def _receive() -> dict[str, Any]:
 
 
 class Bench:
-    """The App started in process, and one scope source per row."""
+    """The App started in process against ``issuer`` (its URL), and one scope source per row.
 
-    def __init__(self, tokens: int) -> None:
+    ``tokens[0]`` is the repeated token, the rest are cycled through by the different-token row.
+    """
+
+    def __init__(self, issuer: str, tokens: list[str]) -> None:
         import jwt_servers
 
         from fw.rdb.migrate import upgrade
-        from fw.testing.issuer import LocalIssuer
 
         self._workdir = tempfile.mkdtemp(prefix="fw-bearer-")
         dsn = f"sqlite:///{self._workdir}/unused.sqlite3"
         asyncio.run(upgrade(dsn))
-        self.issuer = LocalIssuer().__enter__()
-        options = {"issuer": self.issuer.url, "revocation": "off", "dsn": dsn, "port": 1}
+        options = {"issuer": issuer, "revocation": "off", "dsn": dsn, "port": 1}
         self.app = jwt_servers.fw_app({**options, "workdir": self._workdir})
         self.loop = asyncio.new_event_loop()
         self.loop.run_until_complete(self.app.startup())
         self.app.build()
-        lifetime = timedelta(minutes=50)
-
-        def mint(subject: str) -> str:
-            return self.issuer.mint(subject, scope="orders.read", audience="api", lifetime=lifetime)
-
-        repeated = _scope("/api/me", mint("bench-user"))
-        cycle = itertools.cycle([_scope("/api/me", mint(f"user-{n}")) for n in range(tokens)])
+        repeated = _scope("/api/me", tokens[0])
+        cycle = itertools.cycle([_scope("/api/me", token) for token in tokens[1:]])
         bare = _scope("/hello", None)
         self.scopes: dict[str, Callable[[], dict[str, Any]]] = {
             "bare route": lambda: dict(bare),
@@ -109,12 +105,11 @@ class Bench:
     def close(self) -> None:
         self.loop.run_until_complete(self.app.shutdown())
         self.loop.close()
-        self.issuer.__exit__(None, None, None)
         shutil.rmtree(self._workdir, ignore_errors=True)
 
 
-def timed(rounds: int, iterations: int, tokens: int) -> dict[str, float]:
-    bench = Bench(tokens)
+def timed(issuer: str, tokens: list[str], rounds: int, iterations: int) -> dict[str, float]:
+    bench = Bench(issuer, tokens)
     best = dict.fromkeys(ROWS, float("inf"))
     try:
         for row in ROWS:  # warm-up: the repeated token is verified twice, then cached
@@ -129,9 +124,9 @@ def timed(rounds: int, iterations: int, tokens: int) -> dict[str, float]:
     return best
 
 
-def count_one(row: str, requests: int, tokens: int) -> None:
+def count_one(row: str, requests: int, issuer: str, token_file: str) -> None:
     """Run ``requests`` requests of ``row``, each inside ``_TOGGLE`` (run under callgrind)."""
-    bench = Bench(tokens)
+    bench = Bench(issuer, Path(token_file).read_text().split())
     try:
         bench.loop.run_until_complete(bench.call(row, 300))
 
@@ -143,21 +138,25 @@ def count_one(row: str, requests: int, tokens: int) -> None:
         bench.close()
 
 
-def instructions(requests: int, tokens: int) -> dict[str, float]:
+def instructions(issuer: str, tokens: list[str], requests: int) -> dict[str, float]:
+    """Each row counted in a process of its own under callgrind, against the same issuer."""
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install -y valgrind)")
     counted: dict[str, float] = {}
-    for row in ROWS:
-        command = [
-            "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={_TOGGLE}",
-            "--callgrind-out-file=/dev/null", sys.executable, __file__, "--count", row,
-            "--requests", str(requests), "--tokens", str(tokens),
-        ]  # fmt: skip
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
-        found = re.search(r"Collected : (\d+)", done.stderr)
-        if found is None:
-            raise RuntimeError(f"callgrind reported no count for {row}:\n{done.stderr[-2000:]}")
-        counted[row] = int(found.group(1)) / requests
+    with tempfile.NamedTemporaryFile("w", suffix=".tokens") as token_file:
+        token_file.write("\n".join(tokens))
+        token_file.flush()
+        for row in ROWS:
+            command = [
+                "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={_TOGGLE}",
+                "--callgrind-out-file=/dev/null", sys.executable, __file__, "--count", row,
+                "--requests", str(requests), "--issuer", issuer, "--token-file", token_file.name,
+            ]  # fmt: skip
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            found = re.search(r"Collected : (\d+)", done.stderr)
+            if found is None:
+                raise RuntimeError(f"callgrind reported no count for {row}:\n{done.stderr[-2000:]}")
+            counted[row] = int(found.group(1)) / requests
     return counted
 
 
@@ -181,15 +180,26 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true", help="also count instructions (valgrind)")
     parser.add_argument("--requests", type=int, default=1000, help="requests counted per row")
     parser.add_argument("--count", choices=ROWS, help=argparse.SUPPRESS)
+    parser.add_argument("--issuer", help=argparse.SUPPRESS)
+    parser.add_argument("--token-file", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.count:
-        count_one(args.count, args.requests, args.tokens)
+        count_one(args.count, args.requests, args.issuer, args.token_file)
         return
-    figures = timed(args.rounds, args.iterations, args.tokens)
-    _table(f"In process, best of {args.rounds} interleaved rounds of {args.iterations}:", "µs", figures, 2)
-    if args.instructions:
-        counted = instructions(args.requests, args.tokens)
-        _table(f"Instructions per request (callgrind, {args.requests} requests):", "instructions", counted, 0)
+    from fw.testing.issuer import LocalIssuer
+
+    with LocalIssuer() as issuer:  # serves its JWKS to every App below, in process or not
+        lifetime = timedelta(minutes=50)
+        subjects = ["bench-user", *(f"user-{n}" for n in range(args.tokens))]
+        tokens = [issuer.mint(s, scope="orders.read", audience="api", lifetime=lifetime) for s in subjects]
+        figures = timed(issuer.url, tokens, args.rounds, args.iterations)
+        _table(
+            f"In process, best of {args.rounds} interleaved rounds of {args.iterations}:", "µs", figures, 2
+        )
+        if args.instructions:
+            counted = instructions(issuer.url, tokens, args.requests)
+            title = f"Instructions per request (callgrind, {args.requests} requests):"
+            _table(title, "instructions", counted, 0)
 
 
 if __name__ == "__main__":
