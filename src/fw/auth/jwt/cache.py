@@ -4,13 +4,13 @@ Like Envoy's ``jwt_authn`` cache, an entry belongs to one exact token string (an
 is another token), identified without keeping the bearer credential itself: the entry keeps the
 header and payload segments verbatim (what it holds decoded anyway) and the SHA-256 digest of
 the signature segment, so only the token with that header, that payload and that signature
-matches, and hashing the signature alone costs a quarter of hashing the whole token. The cache
-holds only tokens that passed every check of the verifier. An entry
-lives until the token's ``exp`` (never past it, although the verifier's leeway would accept the
-token a little longer), is evicted least-recently-used when the cache is full, and the whole
-cache is dropped when the issuer's key set changes, so a key the issuer withdrew stops vouching
-for tokens at once. What must be decided per request (revocation, admission, the account) is
-not the verifier's business and is never cached here.
+matches (and a quarter of the token is hashed instead of all of it). The cache holds only
+tokens that passed every check of the verifier. An entry lives until the token's ``exp`` (never
+past it, although the verifier's leeway would accept the token a little longer), is evicted
+least-recently-used when the cache is full, and the whole cache is dropped when the issuer's key
+set changes, so a key the issuer withdrew stops vouching for tokens at once. What must be
+decided per request (revocation, admission, the account) is not the verifier's business and is
+never cached here.
 
 Two choices keep a stream of different tokens (nothing to gain from a cache) from paying for one:
 

@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fw._frozen import frozen_builder
 from fw.auth.accounts import AccountSeams, Identity
 from fw.auth.admission import Admission, Everyone
-from fw.auth.caller import SCOPE_KEY, Authentication, Caller
+from fw.auth.caller import Authentication, Caller, record
 from fw.auth.jwt.verifier import VerifiedToken, Verifier
 from fw.auth.modes.jwt_only.dpop import DpopGate
 from fw.auth.protection import Protection
@@ -147,7 +147,7 @@ class BearerMiddleware:
                 await self._answer(scope, send, _REJECT)
                 return
             if isinstance(outcome, Authentication):
-                scope[SCOPE_KEY] = outcome
+                record(scope, outcome)
             else:
                 await self._answer(scope, send, _REFUSE)
                 return
@@ -191,7 +191,7 @@ class BearerMiddleware:
             return None
         try:
             verifier = running.verifier
-            verified = (None if looked_in_cache else verifier.cached(token)) or await verifier.check(token)
+            verified = await (verifier.check(token) if looked_in_cache else verifier.verify(token))
             if not running.admits_everyone and not await running.admission.admits(
                 verified.issuer, verified.claims
             ):
