@@ -128,21 +128,18 @@ def run_page(page: Path, base: Path) -> subprocess.CompletedProcess[str]:
     )
     env = dict(os.environ, PYTHONPATH=str(base / "src"))
     (package / "sample.py").write_text(definitions(source), encoding="utf-8")
-    generated = subprocess.run(
-        [sys.executable, "-m", "fw.cli", "--project", str(base), "generate"],
-        cwd=base,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    generated = _python(["-m", "fw.cli", "--project", str(base), "generate"], base, env)
     if generated.returncode != 0:
         return generated
     (package / "page.py").write_text(source, encoding="utf-8")
+    return _python(["-c", _RUN, f"{name}.sample", *map(str, uses(source))], base, env)
+
+
+def _python(arguments: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """This interpreter run with ``arguments`` in ``cwd``, its output captured, bounded in time."""
     return subprocess.run(
-        [sys.executable, "-c", _RUN, f"{name}.sample", *map(str, uses(source))],
-        cwd=base,
+        [sys.executable, *arguments],
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,

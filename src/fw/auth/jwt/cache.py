@@ -67,7 +67,11 @@ def token_digest(token: str) -> bytes:
     With :func:`signed_prefix` compared verbatim, the pair identifies the whole token: no two
     tokens can share an entry.
     """
-    return _sha256(token[token.rfind(".") + 1 :].encode("utf-8", "surrogatepass")).digest()
+    return _signature_digest(token, token.rfind(".") + 1)
+
+
+def _signature_digest(token: str, start: int) -> bytes:
+    return _sha256(token[start:].encode("utf-8", "surrogatepass")).digest()
 
 
 def signed_prefix(token: str) -> str:
@@ -104,9 +108,10 @@ class TokenCache:
         if entry is None:
             return None
         prefix = entry.prefix
-        if token.rfind(".") + 1 != len(prefix) or not token.startswith(prefix):
+        start = token.rfind(".") + 1  # where the signature segment starts
+        if start != len(prefix) or not token.startswith(prefix):
             return None
-        if entry.digest != token_digest(token):
+        if entry.digest != _signature_digest(token, start):
             return None
         if now >= entry.expires_at:
             del self._entries[index]

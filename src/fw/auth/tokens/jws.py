@@ -103,16 +103,23 @@ def _json_object(raw: bytes, what: str) -> dict[str, Any]:
     return data
 
 
+def _canonical_object(raw: bytes) -> dict[str, Any] | None:
+    """msgspec's reading of ``raw`` when it is an object that encodes back to exactly ``raw``.
+
+    That equality is what lets the fast path stand for the strict reader (see
+    :func:`_strict_json`); ``None`` sends ``raw`` to the strict reader.
+    """
+    try:
+        data = _FAST_JSON.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return data if type(data) is dict and _ENCODE_JSON(data) == raw else None
+
+
 def decode_claims(payload: bytes) -> dict[str, Any]:
     """The claims in a payload :meth:`JwsVerifier.payload` returned (each call a new dict)."""
-    try:  # the fast path of _strict_json, inline: this runs on every bearer request
-        data = _FAST_JSON.decode(payload)
-    except (msgspec.DecodeError, RecursionError):
-        pass
-    else:
-        if type(data) is dict and _ENCODE_JSON(data) == payload:
-            return data
-    return _json_object(payload, "payload")
+    data = _canonical_object(payload)
+    return data if data is not None else _json_object(payload, "payload")
 
 
 def claims_decoder(payload: bytes) -> Callable[[bytes], dict[str, Any]]:
@@ -123,14 +130,8 @@ def claims_decoder(payload: bytes) -> Callable[[bytes], dict[str, Any]]:
     returned; otherwise :func:`decode_claims` itself. The verified-token cache keeps the decoder
     with the payload, so a cache hit decodes a fresh claims dict at the cost of one decode.
     """
-    try:
-        data = _FAST_JSON.decode(payload)
-    except (msgspec.DecodeError, RecursionError):
-        return decode_claims
-    if type(data) is dict and _ENCODE_JSON(data) == payload:
-        decode: Callable[[bytes], dict[str, Any]] = _FAST_JSON.decode
-        return decode
-    return decode_claims
+    fast: Callable[[bytes], dict[str, Any]] = _FAST_JSON.decode
+    return fast if _canonical_object(payload) is not None else decode_claims
 
 
 @dataclass(frozen=True, slots=True)
