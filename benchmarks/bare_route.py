@@ -2,7 +2,8 @@
 
 What each framework costs per request when the handler does nothing: in process (each app
 called as an ASGI callable, best of interleaved rounds) and over HTTP (one uvicorn worker per
-app on 127.0.0.1, wrk, round-robin rounds, best round of each). Rows:
+app on 127.0.0.1, wrk, round-robin rounds, best round of each; servers and wrk on cores of
+their own, see ``cores.py``). Rows:
 
 * raw ASGI callable (the floor): the same bytes sent with no framework;
 * a raw ASGI callable building a Starlette ``Request`` and sending a ``JSONResponse``: the floor
@@ -38,6 +39,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
+
+import cores  # noqa: E402
 
 SCOPE: dict[str, Any] = {
     "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
@@ -146,7 +149,7 @@ def _wait(port: int) -> None:
 
 def _wrk(port: int, seconds: int, connections: int) -> float:
     output = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}/hello"],
+        cores.load(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}/hello"]),
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     if "Non-2xx" in output:
@@ -168,7 +171,7 @@ def over_http(seconds: int, connections: int, rounds: int) -> dict[str, float]:
             port = _free_port()
             command = [sys.executable, "-m", "uvicorn", f"bare_apps:{attribute}", "--port", str(port)]
             command += ["--host", "127.0.0.1", "--no-access-log", "--log-level", "warning"]
-            process = subprocess.Popen(command, env=env, cwd=HERE, stdout=subprocess.DEVNULL)
+            process = subprocess.Popen(cores.server(command), env=env, cwd=HERE, stdout=subprocess.DEVNULL)
             servers.append((label, port, process))
         for _, port, _ in servers:
             _wait(port)
@@ -208,7 +211,7 @@ def main() -> None:
     rps = over_http(args.seconds, args.connections, args.http_rounds)
     print(
         f"\nOver HTTP: uvicorn, one worker each, wrk -t1 -c{args.connections} -d{args.seconds}s, "
-        f"best of {args.http_rounds} round-robin rounds, {os.cpu_count()} cores\n"
+        f"best of {args.http_rounds} round-robin rounds, {cores.description()}\n"
     )
     print("| app | req/s | / Starlette |")
     print("|---|---:|---:|")

@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import cores  # noqa: E402
+
 VALID = {
     "customer": "Ada Lovelace",
     "email": "ada@example.com",
@@ -267,7 +269,7 @@ def lua_script(body: dict[str, Any], folder: Path, name: str) -> Path:
 def run_wrk(port: int, script: Path, seconds: int, connections: int) -> tuple[float, str]:
     url = f"http://127.0.0.1:{port}{PATH}"
     output = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(script), url],
+        cores.load(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(script), url]),
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
@@ -308,7 +310,11 @@ def bench_http(
                 command += ["--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
                 command += ["--log-level", "warning", "--no-access-log"]
                 process = subprocess.Popen(
-                    command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                    cores.server(command),
+                    cwd=ROOT,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
                 )
                 servers.append((label, port, process))
             for label, port, _ in servers:
@@ -365,7 +371,7 @@ def main() -> None:
         return
     print(
         f"\n### End to end: one uvicorn worker each, wrk -t1 -c{args.connections} -d{args.seconds}s, "
-        f"best of {args.rounds} round-robin rounds (requests/s)\n"
+        f"best of {args.rounds} round-robin rounds, {cores.description()} (requests/s)\n"
     )
     print("| app | valid req/s | p50 | invalid req/s | p50 | statuses (valid, invalid) |")
     print("|---|---:|---:|---:|---:|---|")

@@ -10,8 +10,9 @@ remembers, 4 x 1,024, so a token has been forgotten when it comes back and fw ve
 one; with fewer, 3,000 say, the doorkeeper's rhythm serves about a fifth of them from the
 cache). With revocation off the run also times the floor (``serve_floor``: a raw ASGI callable
 checking only the RSA signature), which bounds what any verifying server can reach over the
-same HTTP server. ``--rounds`` repeats every measurement round-robin and keeps each server's
-best, so the peers meet the same machine noise. Prints a Markdown table.
+same HTTP server. Servers and wrk run on cores of their own (``cores.py``). ``--rounds``
+repeats every measurement round-robin and keeps each server's best, so the peers meet the same
+machine noise. Prints a Markdown table.
 
     .venv/bin/python benchmarks/jwt_rps.py [--duration 8] [--connections 32] [--rounds 2]
 """
@@ -32,6 +33,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import cores
 import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +53,7 @@ def free_port() -> int:
 
 def start(kind: str, options: dict[str, object]) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, str(SERVERS), kind, json.dumps(options)],
+        cores.server([sys.executable, str(SERVERS), kind, json.dumps(options)]),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -93,7 +95,9 @@ def wrk(url: str, token: str | Path | None, duration: int, connections: int) -> 
         env["FW_BENCH_TOKENS"] = str(token)
     else:
         command += ["-H", f"Authorization: Bearer {token}"]
-    out = subprocess.run([*command, url], capture_output=True, text=True, check=True, env=env).stdout
+    out = subprocess.run(
+        cores.load([*command, url]), capture_output=True, text=True, check=True, env=env
+    ).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     latency = re.search(r"Latency\s+(\S+)", out)
@@ -216,7 +220,7 @@ def main() -> None:
         drop_pg_database(admin, postgres)
     print(
         f"wrk -t1 -c{args.connections} -d{args.duration}s, best of {args.rounds} round-robin rounds, "
-        f"one uvicorn process each, {os.cpu_count()} cores\n"
+        f"one uvicorn process each, {cores.description()}\n"
     )
     head = " | ".join(f"{LABELS[k]} req/s" for k in SERVERS_IN_ORDER)
     print(f"| Scenario | token | {head} | fw / Starlette | fw / FastAPI |")

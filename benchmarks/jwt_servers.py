@@ -3,7 +3,8 @@
 ``python benchmarks/jwt_servers.py fw|starlette|fastapi '<json>'`` serves ``GET /api/me`` on
 127.0.0.1 at the given port. The Starlette + joserfc app and the FastAPI + PyJWT app perform the
 same checks fw does (algorithm allow-list, signature, iss, aud, exp, iat, sub, typ, lifetime,
-scope) and, when asked, the same revocation query on the same table, so the comparison is like
+scope) and, when asked, the same revocation query on the same table through an engine with fw's
+settings (``fw.rdb.engine.create_engine``: the same connection pool), so the comparison is like
 for like. fw runs with its defaults, the verified-token cache (``auth.jwt.token_cache_size``,
 1024) included; ``"token_cache_size"`` in the options overrides it.
 """
@@ -94,15 +95,14 @@ def serve_fastapi(options: dict[str, Any]) -> None:
     import uvicorn
     from fastapi import FastAPI, HTTPException, Request
     from sqlalchemy import and_, or_, select
-    from sqlalchemy.ext.asyncio import create_async_engine
 
-    from fw.rdb.engine import async_url
+    from fw.rdb.engine import create_engine
     from fw.rdb.tables import REVOCATIONS
 
     issuer = options["issuer"]
     revocation = options["revocation"] != "off"
     keys: dict[str, Any] = {}
-    engine = create_async_engine(async_url(options["dsn"])) if revocation else None
+    engine = create_engine(options["dsn"]) if revocation else None
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> Any:
@@ -167,12 +167,11 @@ def revocation_query(dsn: str | None, issuer: str) -> Any:
     if dsn is None:
         return None
     from sqlalchemy import and_, or_, select
-    from sqlalchemy.ext.asyncio import create_async_engine
 
-    from fw.rdb.engine import async_url
+    from fw.rdb.engine import create_engine
     from fw.rdb.tables import REVOCATIONS
 
-    engine = create_async_engine(async_url(dsn))
+    engine = create_engine(dsn)
 
     async def revoked(claims: dict[str, Any]) -> bool:
         query = select(REVOCATIONS.c.kind, REVOCATIONS.c.stamp).where(

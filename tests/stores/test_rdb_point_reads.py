@@ -168,11 +168,24 @@ async def test_postgresql_reads_beyond_the_pool_size_hand_every_connection_back(
     postgres_store: RdbStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.ERROR):
-        for _ in range(3):  # 40 at once: the 10 pooled connections, 10 overflow, and waiters
+        for _ in range(3):  # 40 at once: the 20 pooled connections and waiters
             lookups = (postgres_store.revocations.lookup(ISSUER, f"jti-{n}", "someone") for n in range(40))
             await asyncio.wait_for(asyncio.gather(*lookups), 30)
     assert postgres_store.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
     assert [record.getMessage() for record in caplog.records] == []
+
+
+async def test_postgresql_reads_beyond_the_pool_size_wait_for_kept_connections_instead_of_opening_new_ones(
+    postgres_store: RdbStore,
+) -> None:
+    from sqlalchemy import event
+
+    opened: list[object] = []
+    event.listen(postgres_store.engine.sync_engine.pool, "connect", lambda *_: opened.append(1))
+    for _ in range(4):  # 40 at once, four times over: a pool that churns opens more each wave
+        lookups = (postgres_store.revocations.lookup(ISSUER, f"jti-{n}", "someone") for n in range(40))
+        await asyncio.wait_for(asyncio.gather(*lookups), 30)
+    assert 0 < len(opened) <= postgres_store.engine.pool.size()  # type: ignore[attr-defined]
 
 
 async def test_a_postgresql_read_cancelled_midway_leaves_the_pool_usable(postgres_store: RdbStore) -> None:

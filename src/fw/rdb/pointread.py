@@ -154,8 +154,8 @@ class PointRead:
             if failure is None and isinstance(pool, QueuePool) and pool.checkedin() < pool.size():
                 raw.close()  # back into the pool's queue: nothing to await (no transaction was begun)
             else:
-                # Handing it back closes it (an overflow or failed connection), which SQLAlchemy's
-                # async adapter can only do inside its greenlet bridge.
+                # Handing it back closes it (a failed connection, or one the pool does not
+                # keep), which SQLAlchemy's async adapter can only do inside its greenlet bridge.
                 await greenlet_spawn(self._release, raw, failure)
         return rows
 
