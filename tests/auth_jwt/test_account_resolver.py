@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -120,13 +121,13 @@ async def test_with_a_resolver_a_repeated_token_is_still_served_from_the_cache(i
         assert extension.running is not None
         verifier = extension.running.verifier
         checked: list[str] = []
-        check = verifier._check  # every full verification, whichever way it was asked for
+        finish = verifier._finish  # every full verification, whichever way it was asked for
 
-        async def counting_check(presented: str, version: object) -> VerifiedToken:
+        def counting_finish(presented: str, *args: Any, **options: Any) -> VerifiedToken:
             checked.append(presented)
-            return await check(presented, version)
+            return finish(presented, *args, **options)
 
-        verifier._check = counting_check  # type: ignore[method-assign]
+        verifier._finish = counting_finish  # type: ignore[method-assign]
         for _ in range(4):
             assert (await client.get("/api/me", headers=bearer(token))).json()["account_id"] == "acct-frank"
     assert len(checked) == 2  # verified twice (the cache admits on the second), then served from it

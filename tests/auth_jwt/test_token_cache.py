@@ -152,7 +152,7 @@ async def test_an_entry_is_never_used_past_the_tokens_exp_even_inside_the_leeway
 
 def test_the_table_itself_refuses_an_entry_already_past_its_exp() -> None:
     cache = TokenCache(4)
-    entry = CachedToken(token_digest("t"), b"{}", {}, "alice", None, NOW - 600, NOW - 300)
+    entry = CachedToken(token_digest("t"), dict, {}, "alice", None, NOW - 600, NOW - 300)
     cache.put("t", entry, NOW, version=1)
     assert cache.get("t", NOW, version=1) is None
     assert len(cache) == 0
@@ -160,7 +160,7 @@ def test_the_table_itself_refuses_an_entry_already_past_its_exp() -> None:
 
 def test_an_entry_answers_only_the_token_whose_digest_it_holds() -> None:
     cache = TokenCache(4)
-    entry = CachedToken(token_digest("other"), b"{}", {}, "alice", None, NOW, NOW + 300)
+    entry = CachedToken(token_digest("other"), dict, {}, "alice", None, NOW, NOW + 300)
     cache.put("t", entry, NOW, version=1)  # filed under "t" but vouching for another token
     assert cache.get("t", NOW, version=1) is None
 
@@ -174,7 +174,7 @@ def test_an_entry_answers_no_token_differing_in_any_segment_even_with_the_same_s
     cache = TokenCache(4)
     vouched = "h.p.s"
     entry = CachedToken(
-        token_digest(vouched), b"{}", {}, "alice", None, NOW, NOW + 300, prefix=signed_prefix(vouched)
+        token_digest(vouched), dict, {}, "alice", None, NOW, NOW + 300, prefix=signed_prefix(vouched)
     )
     cache.put(presented, entry, NOW, version=1)  # filed under the presented token's hash
     assert cache.get(presented, NOW, version=1) is None
@@ -374,7 +374,7 @@ def test_tokens_cycling_past_the_doorkeepers_memory_are_never_served_from_the_ca
             hits += 1
         elif cache.admits(token):
             entry = CachedToken(
-                token_digest(token), b"{}", {}, "a", None, NOW, NOW + 300, prefix=signed_prefix(token)
+                token_digest(token), dict, {}, "a", None, NOW, NOW + 300, prefix=signed_prefix(token)
             )
             cache.put(token, entry, NOW, version=1)
     assert hits == 0

@@ -68,3 +68,53 @@ def test_hmac_and_none_cannot_even_be_configured() -> None:
         _verifier(issuer, algorithms=("HS256",))
     with pytest.raises(ValueError):
         _verifier(issuer, algorithms=("none",))
+
+
+def _with_key_at_hand(issuer: LocalIssuer, lookups: list[str], *, at_hand: bool = True) -> Verifier:
+    """A verifier whose ``fresh_key`` has the issuer's keys (or none), counting awaited lookups."""
+
+    async def key_for(kid: str | None, alg: str) -> Key | None:
+        lookups.append(f"{kid}")
+        return next((k for k in issuer.published if k.kid == kid), None)
+
+    def fresh_key(kid: str | None, alg: str) -> Key | None:
+        return next((k for k in issuer.published if k.kid == kid), None) if at_hand else None
+
+    policy = Policy(
+        issuer=issuer.url,
+        audiences=frozenset({"api"}),
+        algorithms=(issuer.algorithm,),
+        max_token_lifetime=timedelta(hours=1),
+    )
+    return Verifier(policy, key_for, fresh_key=fresh_key)
+
+
+async def test_a_token_whose_key_is_at_hand_is_verified_without_awaiting_and_as_verify_does() -> None:
+    issuer = LocalIssuer()
+    lookups: list[str] = []
+    verifier = _with_key_at_hand(issuer, lookups)
+    token = issuer.mint("alice", token_id="j1")
+    now = verifier.verify_now(token)
+    assert now is not None and now.identity == "alice" and now.token_id == "j1"
+    assert now == await verifier.verify(token)
+    assert lookups == []
+
+
+async def test_without_the_key_at_hand_nothing_is_decided_until_the_key_is_awaited() -> None:
+    issuer = LocalIssuer()
+    lookups: list[str] = []
+    token = issuer.mint("alice")
+    for verifier in (_with_key_at_hand(issuer, lookups, at_hand=False), _verifier(issuer)):
+        assert verifier.verify_now(token) is None
+        assert (await verifier.verify(token)).identity == "alice"
+    assert lookups == [issuer.signing_key.kid]
+
+
+def test_a_bad_token_is_refused_without_awaiting_when_its_key_is_at_hand() -> None:
+    issuer = LocalIssuer()
+    verifier = _with_key_at_hand(issuer, [])
+    header, payload, _signature = issuer.mint("alice").split(".")
+    forged = f"{header}.{payload}.{issuer.mint('mallory').split('.')[2]}"
+    for token in (forged, issuer.mint("alice", audience="elsewhere"), "not-a-token"):
+        with pytest.raises(TokenRejected):
+            verifier.verify_now(token)

@@ -21,9 +21,9 @@ Two choices keep a stream of different tokens (nothing to gain from a cache) fro
   first one only leaves its string hash in a bounded set. A one-off token therefore never pays
   for a digest or an entry, and a repeated one is verified twice, then served from the cache.
 
-Claims are decoded again from the stored payload on every hit (with the decoder the entry
-keeps, see :func:`fw.auth.tokens.jws.claims_decoder`), so each request gets its own claims
-dict: a handler changing one request's claims cannot change the next request's.
+Each hit gives the request its own claims dict (see :func:`fw.auth.tokens.jws.claims_source`,
+which the entry keeps): a handler changing one request's claims cannot change the next
+request's.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from fw.auth.tokens.jws import decode_claims
-
 _sha256 = hashlib.sha256
 
 #: The doorkeeper remembers this many tokens per cache entry before it starts afresh.
@@ -42,21 +40,20 @@ SEEN_PER_ENTRY = 4
 
 
 class CachedToken(NamedTuple):
-    """What a verified token left behind: its payload bytes and the facts drawn from them.
+    """What a verified token left behind: its claims and the facts drawn from them.
 
     A tuple rather than a frozen dataclass: one is built for every admitted token, and a tuple
     is built several times faster.
     """
 
     digest: bytes
-    payload: bytes
+    #: A new claims dict on each call, sharing nothing mutable (:func:`~fw.auth.tokens.jws.claims_source`).
+    claims: Callable[[], dict[str, Any]]
     header: dict[str, Any]
     identity: str
     token_id: str | None
     issued_at: float
     expires_at: float
-    #: Reads ``payload`` as the verifier read it (see :func:`fw.auth.tokens.jws.claims_decoder`).
-    decode: Callable[[bytes], dict[str, Any]] = decode_claims
     #: The token up to and with its last ``.`` (:func:`signed_prefix`): header and payload.
     prefix: str = ""
 

@@ -27,7 +27,7 @@ from fw.auth.tokens.errors import TokenRejected
 from fw.auth.tokens.jws import (
     MAX_TOKEN_BYTES,
     JwsVerifier,
-    claims_decoder,
+    claims_source,
     decode_claims,
     normalize_token_type,
 )
@@ -131,64 +131,81 @@ class Verifier:
 
     async def verify(self, token: str) -> VerifiedToken:
         """Every check, or the cached outcome of every check; raises :class:`TokenRejected`."""
-        cache = self.cache
-        if cache is None:
-            return await self._check(token, None)
-        version = self._key_version()
-        entry = cache.get(token, self._clock(), version)
-        if entry is not None:
-            return self._remembered(entry)
-        return await self._check(token, version)
+        verified = self.verify_now(token)
+        return verified if verified is not None else await self.check(token)
 
-    def cached(self, token: str) -> VerifiedToken | None:
-        """The cached outcome of every check for ``token``, or ``None`` when the cache has none.
+    def verify_now(self, token: str) -> VerifiedToken | None:
+        """:meth:`verify` without awaiting, or ``None`` when the key must be awaited.
 
-        Synchronous, so a request served from the cache awaits nothing for its token.
+        The cached outcome, or every check when the key is at hand (``fresh_key``); raises
+        :class:`TokenRejected`. ``None`` leaves the token to :meth:`check`, which looks the key
+        up and finishes. A request whose token and key are both known is then served without
+        a coroutine.
         """
         cache = self.cache
-        if cache is None:
+        version = None
+        if cache is not None:
+            version = self._key_version()
+            entry = cache.get(token, self._clock(), version)
+            if entry is not None:
+                return _verified(
+                    entry.claims(),
+                    dict(entry.header),
+                    self.policy.issuer,
+                    entry.identity,
+                    entry.token_id,
+                    entry.issued_at,
+                )
+        if self._fresh_key is None:
             return None
-        entry = cache.get(token, self._clock(), self._key_version())
-        return None if entry is None else self._remembered(entry)
+        header, signing_input, signature = self._jws.split(token)
+        key = self._fresh_key(header.get("kid"), header["alg"])
+        if key is None:
+            return None
+        return self._finish(token, version, header, signing_input, signature, key)
 
     async def check(self, token: str) -> VerifiedToken:
         """Every check, without looking in the cache first (a token that passes may enter it)."""
-        return await self._check(token, self._key_version() if self.cache is not None else None)
-
-    def _remembered(self, entry: CachedToken) -> VerifiedToken:
-        return _verified(
-            entry.decode(entry.payload),
-            dict(entry.header),
-            self.policy.issuer,
-            entry.identity,
-            entry.token_id,
-            entry.issued_at,
-        )
-
-    async def _check(self, token: str, version: object) -> VerifiedToken:
-        """Every check; ``version`` is the key set's version when the cache was consulted."""
-        cache = self.cache
+        version = self._key_version() if self.cache is not None else None
         header, signing_input, signature = self._jws.split(token)
         kid, alg = header.get("kid"), header["alg"]
         key = self._fresh_key(kid, alg) if self._fresh_key is not None else None
-        waited = key is None
-        if waited:
-            key = await self._key_for(kid, alg)
+        if key is not None:
+            return self._finish(token, version, header, signing_input, signature, key)
+        key = await self._key_for(kid, alg)
+        # Other requests ran while the key was looked up; a token verified with keys that
+        # changed meanwhile may no longer be vouched for, so it is not kept.
+        keep = self._key_version() == version
+        return self._finish(token, version, header, signing_input, signature, key, keep=keep)
+
+    def _finish(
+        self,
+        token: str,
+        version: object,
+        header: dict[str, Any],
+        signing_input: bytes,
+        signature: bytes,
+        key: Key | None,
+        *,
+        keep: bool = True,
+    ) -> VerifiedToken:
+        """The signature and claim checks; a token passing them may enter the cache (``keep``).
+
+        ``version`` is the key set's version when the check began; only a token seen verified
+        before is kept (:meth:`TokenCache.admits`).
+        """
         payload = self._jws.signed_payload(header, signing_input, signature, key)
         verified, exp = self._check_claims(header, decode_claims(payload))
-        # Only a token seen verified before is kept, and only if the key set did not change
-        # while it was checked (keys that changed may no longer vouch for it); without a
-        # wait for the key lookup nothing else ran meanwhile, so the version is the same.
-        if cache is not None and cache.admits(token) and (not waited or self._key_version() == version):
+        cache = self.cache
+        if cache is not None and cache.admits(token) and keep:
             entry = CachedToken(
                 token_digest(token),
-                payload,
+                claims_source(payload),
                 dict(header),
                 verified.identity,
                 verified.token_id,
                 verified.issued_at,
                 exp,
-                claims_decoder(payload),
                 signed_prefix(token),
             )
             cache.put(token, entry, self._clock(), version)

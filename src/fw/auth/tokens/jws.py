@@ -18,6 +18,7 @@ every token), in a small table that is emptied when full.
 from __future__ import annotations
 
 import binascii
+import functools
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -122,16 +123,30 @@ def decode_claims(payload: bytes) -> dict[str, Any]:
     return data if data is not None else _json_object(payload, "payload")
 
 
-def claims_decoder(payload: bytes) -> Callable[[bytes], dict[str, Any]]:
-    """A decoder that reads ``payload`` exactly as :func:`decode_claims` does, for reading it again.
+#: What msgspec reads a JSON scalar as: immutable, so a dict holding only these shares nothing.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
-    When the fast path accepts ``payload`` (msgspec's reading encodes back to the same bytes),
-    reading those bytes again needs no re-encoding to prove it, so msgspec's decoder alone is
-    returned; otherwise :func:`decode_claims` itself. The verified-token cache keeps the decoder
-    with the payload, so a cache hit decodes a fresh claims dict at the cost of one decode.
+
+def claims_source(payload: bytes) -> Callable[[], dict[str, Any]]:
+    """Gives, on each call, a new claims dict reading ``payload`` exactly as :func:`decode_claims` does.
+
+    For the verified-token cache, which hands every request its own claims. No two calls share
+    a mutable object, so a handler changing its claims changes no other request's. The cheapest
+    way that keeps both promises is chosen once, here:
+
+    * a payload the fast path accepts (msgspec's reading encodes back to the same bytes) whose
+      claims are all scalars: a copy of one private reading (a shallow copy of a dict of
+      immutable values shares nothing that can change);
+    * a payload the fast path accepts with lists or objects among its claims: msgspec's decoder
+      on the payload (its reading needs no re-encoding to prove it again);
+    * anything else: :func:`decode_claims` on the payload.
     """
-    fast: Callable[[bytes], dict[str, Any]] = _FAST_JSON.decode
-    return fast if _canonical_object(payload) is not None else decode_claims
+    claims = _canonical_object(payload)
+    if claims is None:
+        return functools.partial(decode_claims, payload)
+    if all(type(value) in _SCALARS for value in claims.values()):
+        return claims.copy
+    return functools.partial(_FAST_JSON.decode, payload)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ the reason goes to the debug log. A store that cannot answer is a 503, never a s
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,17 @@ def _prebuilt(problem: Problem) -> tuple[Message, Message]:
 
 _REJECT = _prebuilt(_UNAUTHORIZED)
 _REFUSE = _prebuilt(_UNAVAILABLE)
+_REJECTED = "bearer rejected: %s"
+_FAILED = "bearer verification failed unexpectedly; rejecting the request"
+
+
+class _Awaited(enum.Enum):
+    """A request :meth:`BearerMiddleware._settle_now` could not settle without awaiting."""
+
+    AWAITED = enum.auto()
+
+
+_AWAITED = _Awaited.AWAITED
 
 # The three objects every verified bearer request records, built without their generated __init__.
 _identity = frozen_builder(Identity)
@@ -63,7 +75,7 @@ class Running:
     dpop: DpopGate | None = None
     #: ``admission = authenticated``: every verified token is admitted, with nothing to await.
     admits_everyone: bool = field(init=False)
-    #: Admits everyone and checks no revocation: a remembered token needs nothing awaited.
+    #: Admits everyone and checks no revocation: a token whose key is at hand needs nothing awaited.
     quick: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -135,13 +147,14 @@ class BearerMiddleware:
             return
         presented, token = _authorization(scope)
         if presented:
-            # The common jwt_only request needs nothing awaited once the verifier remembers
-            # its token; anything else goes through _authenticate, which decides the same way.
+            # The common jwt_only request needs nothing awaited when the verifier remembers its
+            # token or has its key at hand; anything else goes through _authenticate, which
+            # decides the same way.
             quick = token is not None and running.quick and self._accounts.claim_is_the_account()
-            outcome: Authentication | StoreUnavailable | None = None
+            outcome: Authentication | StoreUnavailable | _Awaited | None = _AWAITED
             if quick and token is not None:
-                outcome = self._from_cache(running, token)
-            if outcome is None:
+                outcome = self._settle_now(running, token)
+            if outcome is _AWAITED:
                 outcome = await self._authenticate(running, token, looked_in_cache=quick)
             if outcome is None:
                 await self._answer(scope, send, _REJECT)
@@ -156,18 +169,22 @@ class BearerMiddleware:
             return
         await self.app(scope, receive, send)
 
-    def _from_cache(self, running: Running, token: str) -> Authentication | None:
-        """The caller of a token the verifier remembers, else ``None``.
+    def _settle_now(self, running: Running, token: str) -> Authentication | _Awaited | None:
+        """The caller, ``None`` to reject, or :data:`_AWAITED` when the key must be awaited.
 
         Only for a request that needs nothing else awaited: :attr:`Running.quick` and the
         account being the identity claim.
         """
         try:
-            verified = running.verifier.cached(token)
-        except Exception:
-            return None  # _authenticate looks again, and logs and rejects whatever this was
-        if verified is None:
+            verified = running.verifier.verify_now(token)
+        except TokenRejected as rejection:
+            logger.debug(_REJECTED, rejection.reason)
             return None
+        except Exception:
+            logger.exception(_FAILED)
+            return None
+        if verified is None:
+            return _AWAITED
         return self._caller(verified, verified.identity, self._identity(verified))
 
     def _identity(self, verified: VerifiedToken) -> Identity:
@@ -183,7 +200,7 @@ class BearerMiddleware:
     ) -> Authentication | StoreUnavailable | None:
         """The caller, ``None`` to reject with 401, or the store failure to answer 503.
 
-        ``looked_in_cache``: :meth:`_from_cache` may have looked for this token just now and
+        ``looked_in_cache``: :meth:`_settle_now` may have looked for this token just now and
         found nothing, so the verifier checks it without looking again.
         """
         if token is None:
@@ -201,13 +218,13 @@ class BearerMiddleware:
                 logger.debug("bearer rejected: revoked")
                 return None
         except TokenRejected as rejection:
-            logger.debug("bearer rejected: %s", rejection.reason)
+            logger.debug(_REJECTED, rejection.reason)
             return None
         except StoreUnavailable as failure:
             logger.error("auth store unavailable: %s", failure)
             return failure
         except Exception:
-            logger.exception("bearer verification failed unexpectedly; rejecting the request")
+            logger.exception(_FAILED)
             return None
         identity = self._identity(verified)
         if self._accounts.claim_is_the_account():
