@@ -55,12 +55,37 @@ def _reject_constant(name: str) -> Any:
     raise TokenRejected(f"non-standard JSON constant {name}")
 
 
-_URLSAFE = bytes.maketrans(b"-_+/=", b"+/!!!")  # to the standard alphabet; +, / and = become invalid
+def _urlsafe_table() -> bytes:
+    """base64url to the standard alphabet; every other byte becomes ``!``, which no reader accepts."""
+    table = bytearray(b"!" * 256)
+    for char in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789":
+        table[char] = char
+    table[ord("-")], table[ord("_")] = ord("+"), ord("/")
+    return bytes(table)
+
+
+_URLSAFE = _urlsafe_table()
+#: What closes a translated segment, by its length modulo 4: its padding (a length of 1 is never
+#: base64, so it gets a character no reader accepts) and the closing quote.
+_CLOSING = (b'"', b'!"', b'=="', b'="')
+#: msgspec reads a JSON string into ``bytes`` as standard base64 with its padding, strictly and
+#: about twice as fast as ``binascii``; the token path reads two segments per verification.
+_BASE64 = msgspec.json.Decoder(bytes)
 
 
 def _b64decode(segment: bytes) -> bytes:
-    """Strict base64url: any character outside the alphabet (padding included) is an error."""
-    return binascii.a2b_base64(segment.translate(_URLSAFE) + b"=" * (-len(segment) % 4), strict_mode=True)
+    """Strict base64url: any character outside the alphabet (padding included) is an error.
+
+    The segment is translated to the standard alphabet, padded and quoted, and read by
+    msgspec's base64 reader. The translation leaves only alphabet characters and ``!``, so the
+    quoted text holds no JSON escape, quote or control character: the JSON string is exactly
+    the base64 text. Raises ``binascii.Error`` as ``binascii.a2b_base64(strict_mode=True)``
+    would, for the same inputs.
+    """
+    try:
+        return _BASE64.decode(b'"' + segment.translate(_URLSAFE) + _CLOSING[len(segment) % 4])
+    except msgspec.DecodeError:
+        raise binascii.Error("not base64url") from None
 
 
 _JSON = json.JSONDecoder(object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
