@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from fw.auth.protection import PatternError, Protection, compile_pattern
+from fw.auth.protection import (
+    MAX_REMEMBERED_PATH_LENGTH,
+    MAX_REMEMBERED_PATHS,
+    PatternError,
+    Protection,
+    compile_pattern,
+)
 
 
 @pytest.mark.parametrize(
@@ -47,3 +53,21 @@ def test_nothing_is_protected_by_default() -> None:
 def test_unusable_patterns_are_refused(pattern: str) -> None:
     with pytest.raises(PatternError):
         compile_pattern(pattern)
+
+
+def test_a_remembered_answer_is_the_answer_the_patterns_give() -> None:
+    protection = Protection.from_patterns(["/api/", "/admin/{id}"], ["/api/health", "/api/public/**"])
+    paths = ["/api/orders", "/api/health", "/api/public/x", "/admin/7", "/admin/7/x", "/", "/api", "/apix"]
+    first = [protection.requires_auth(path) for path in paths]
+    again = [protection.requires_auth(path) for path in paths]
+    assert first == again == [True, False, False, True, False, False, False, False]
+
+
+def test_a_flood_of_distinct_or_long_paths_never_grows_the_remembered_answers_past_their_bound() -> None:
+    protection = Protection.from_patterns(["/api/"], [])
+    for n in range(3 * MAX_REMEMBERED_PATHS):
+        assert protection.requires_auth(f"/api/{n}")
+        assert len(protection._answers) <= MAX_REMEMBERED_PATHS
+    long_path = "/api/" + "x" * MAX_REMEMBERED_PATH_LENGTH
+    assert protection.requires_auth(long_path) and protection.requires_auth(long_path)
+    assert long_path not in protection._answers

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _TOKEN = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\.\.\.\}|\{[A-Za-z_][A-Za-z0-9_]*\}|\*\*|\*")
 
@@ -54,18 +54,40 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(body)
 
 
+#: Distinct paths whose answer is remembered, and the longest path remembered. A flood of
+#: distinct paths only empties the table (the flooder pays the regular expressions).
+MAX_REMEMBERED_PATHS = 1024
+MAX_REMEMBERED_PATH_LENGTH = 256
+
+
 @dataclass(frozen=True, slots=True)
 class Protection:
-    """Compiled include/exclude lists; ``requires_auth(path)`` is the only question asked."""
+    """Compiled include/exclude lists; ``requires_auth(path)`` is the only question asked.
+
+    Asked on every request (for an anonymous one, before anything else is decided), so each
+    answer is remembered by path: a service sees the same few paths again and again, and a
+    dictionary lookup replaces a regular expression per pattern.
+    """
 
     include: tuple[re.Pattern[str], ...]
     exclude: tuple[re.Pattern[str], ...]
+    _answers: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def from_patterns(cls, include: Iterable[str], exclude: Iterable[str]) -> Protection:
         return cls(tuple(compile_pattern(p) for p in include), tuple(compile_pattern(p) for p in exclude))
 
     def requires_auth(self, path: str) -> bool:
+        answer = self._answers.get(path)
+        if answer is None:
+            answer = self._decide(path)
+            if len(path) <= MAX_REMEMBERED_PATH_LENGTH:
+                if len(self._answers) >= MAX_REMEMBERED_PATHS:
+                    self._answers.clear()
+                self._answers[path] = answer
+        return answer
+
+    def _decide(self, path: str) -> bool:
         if not any(p.fullmatch(path) for p in self.include):
             return False
         return not any(p.fullmatch(path) for p in self.exclude)
