@@ -219,7 +219,9 @@ class JwsVerifier:
         """
         if self._max_bytes is not None and len(token) > self._max_bytes:
             raise TokenRejected("token larger than the limit")
-        if token.count(".") != 2:
+        first, last = token.find("."), token.rfind(".")
+        # Exactly two dots, found by memchr rather than str.count's character loop.
+        if first == last or token.find(".", first + 1, last) != -1:
             raise TokenRejected("not a compact JWS (encrypted or malformed)")
         try:
             raw = token.encode("ascii")

@@ -1,4 +1,4 @@
-"""The JWS base64url reader: it accepts and refuses exactly what ``binascii``'s strict reader does."""
+"""The compact JWS reader: three segments, each read or refused exactly as strict `binascii` would."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fw.auth.tokens.jws import _b64decode
+from fw.auth.tokens.errors import TokenRejected
+from fw.auth.tokens.jws import JwsVerifier, _b64decode
 
 _TO_STANDARD = bytes.maketrans(b"-_+/=", b"+/!!!")
 _NEAR_ALPHABET = st.binary(max_size=40).map(
@@ -60,3 +61,9 @@ def test_every_unpadded_base64url_encoding_reads_back_to_its_bytes(data: bytes) 
 def test_padding_the_standard_alphabet_escapes_spaces_and_other_bytes_are_refused(segment: bytes) -> None:
     with pytest.raises(binascii.Error):
         _b64decode(segment)
+
+
+@pytest.mark.parametrize("token", ["", "abc", "a.b", "a.b.c.d", "a..b.c", "...", "a.b.c.", ".a.b.c"])
+def test_a_token_without_exactly_three_segments_is_not_a_compact_jws(token: str) -> None:
+    with pytest.raises(TokenRejected, match="compact JWS"):
+        JwsVerifier(["RS256"]).split(token)
