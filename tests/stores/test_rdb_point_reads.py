@@ -11,15 +11,17 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from sqlalchemy.dialects import sqlite
 
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.rdb import RdbStore
 from fw.auth.stores.tokens import new_token
 from fw.rdb.migrate import upgrade
+from fw.rdb.pointread import _sqlite_text
 
 ISSUER = "https://issuer.test"
 
@@ -96,6 +98,21 @@ async def test_an_expired_revocation_is_not_read_by_the_fast_sqlite_path(
     await store.revocations.put(ISSUER, "token", "jti-3", "", timedelta(microseconds=1))
     await asyncio.sleep(0.01)
     assert (await store.revocations.lookup(ISSUER, "jti-3", None)).token is None
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        datetime(2026, 11, 26, 11, 3, 4, 5),
+        datetime(2026, 1, 1, tzinfo=UTC),
+        datetime(5, 1, 2, 3, 4, 5),
+        datetime(2026, 6, 1, 12, 0, 0, 123456, tzinfo=timezone(timedelta(hours=2))),
+    ],
+)
+def test_a_time_bound_to_the_fast_sqlite_read_is_spelt_as_sqlalchemy_stores_it(moment: datetime) -> None:
+    stored = sqlite.DATETIME().bind_processor(sqlite.dialect())
+    assert stored is not None
+    assert _sqlite_text(moment) == stored(moment)
 
 
 async def test_a_sqlite_file_that_is_not_a_database_reads_as_unavailable(tmp_path: Path) -> None:

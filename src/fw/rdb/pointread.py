@@ -56,7 +56,8 @@ def stored_time(value: datetime | str) -> datetime:
 def _sqlite_text(value: Any) -> Any:
     """A bound value in the form SQLAlchemy's SQLite ``DateTime`` stores and compares."""
     if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+        # What strftime("%Y-%m-%d %H:%M:%S.%f") gives (always six fractional digits), faster.
+        return value.replace(tzinfo=None).isoformat(" ", "microseconds")
     return value
 
 
