@@ -56,7 +56,7 @@ def stored_time(value: datetime | str) -> datetime:
 def _sqlite_text(value: Any) -> Any:
     """A bound value in the form SQLAlchemy's SQLite ``DateTime`` stores and compares."""
     if isinstance(value, datetime):
-        # What strftime("%Y-%m-%d %H:%M:%S.%f") gives (always six fractional digits), faster.
+        # SQLAlchemy's spelling (four-digit year, six fractional digits), faster than strftime.
         return value.replace(tzinfo=None).isoformat(" ", "microseconds")
     return value
 
