@@ -15,7 +15,7 @@ from starlette.responses import PlainTextResponse, Response
 
 import fw
 from fw.problems import Problem
-from fw.stack import ProblemBoundary
+from fw.stack import ErrorBoundary, ProblemBoundary
 
 Inner = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
@@ -124,6 +124,88 @@ def test_every_case_is_decided_as_starlettes_exception_middleware_decides_it(cas
     assert _run(ProblemBoundary, INNER[case]) == _run(ExceptionMiddleware, INNER[case])
 
 
+async def _unhandled_after_start(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    raise ValueError("too late to answer")
+
+
+def _failing_problem_handler(request: Request, exc: Exception) -> Response:
+    raise KeyError("the handler itself failed")
+
+
+async def _problem_with_failing_handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    raise Quiet("answered by a handler that fails")
+
+
+async def _error_page(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse(f"error page: {type(exc).__name__}", status_code=500)
+
+
+def _sync_error_page(request: Request, exc: Exception) -> Response:
+    return PlainTextResponse(f"sync error page: {type(exc).__name__}", status_code=500)
+
+
+OUTER_CASES: dict[str, Inner] = {
+    **INNER,
+    "an unhandled exception after the response started": _unhandled_after_start,
+    "a handler that fails": _problem_with_failing_handler,
+}
+ERROR_HANDLERS: dict[str, dict[str, Any]] = {
+    "Starlette's own 500": {},
+    "an async 500 handler": {"handler": _error_page},
+    "a sync 500 handler": {"handler": _sync_error_page},
+    "debug": {"debug": True},
+}
+
+
+def _run_outer(
+    merged: bool, inner: Inner, options: dict[str, Any]
+) -> tuple[list[dict[str, Any]], str | None]:
+    handlers = (
+        {**HANDLERS, Quiet: _failing_problem_handler} if inner is _problem_with_failing_handler else HANDLERS
+    )
+
+    def stack(app: Inner) -> Any:
+        problems = ProblemBoundary(app, handlers=handlers)
+        return ErrorBoundary(problems, **options) if merged else ServerErrorMiddleware(problems, **options)
+
+    sent: list[dict[str, Any]] = []
+    scope = {"type": "http", "method": "GET", "path": "/x", "headers": [], "query_string": b""}
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    try:
+        asyncio.run(stack(inner)(scope, receive, send))
+    except Exception as error:
+        return _comparable(sent), f"{type(error).__name__}: {error}"
+    return _comparable(sent), None
+
+
+def _comparable(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages; a debug page's traceback (whose frames differ) reduced to its first line."""
+    if not any(m.get("body", b"").startswith(b"Traceback") for m in sent):
+        return sent
+    return [
+        {**m, "body": m["body"].split(b"\n")[0]}
+        if m["type"] == "http.response.body"
+        else {**m, "headers": [h for h in m.get("headers", []) if h[0] != b"content-length"]}
+        for m in sent
+    ]
+
+
+@pytest.mark.parametrize("errors", list(ERROR_HANDLERS))
+@pytest.mark.parametrize("case", list(OUTER_CASES))
+def test_the_one_layer_boundary_decides_every_case_as_the_two_layers_it_replaces(
+    case: str, errors: str
+) -> None:
+    options = ERROR_HANDLERS[errors]
+    assert _run_outer(True, OUTER_CASES[case], options) == _run_outer(False, OUTER_CASES[case], options)
+
+
 def test_a_handled_exception_loses_the_traceback_it_would_grow_on_reuse() -> None:
     reused = Problem(status=400, code="reused")
 
@@ -172,3 +254,17 @@ def test_an_app_composes_the_server_error_boundary_its_middleware_and_the_proble
     assert layers[1] is Marker
     assert layers[-1] is ProblemBoundary
     assert layer == core.router.app  # type: ignore[attr-defined]  # entered without Router.__call__
+
+
+def test_an_app_without_middleware_has_one_boundary_layer_around_its_router() -> None:
+    app = fw.App()
+
+    @app.route("GET /hello")
+    async def hello(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"hello": "world"})
+
+    core = app.build()
+    stack: Any = core.middleware_stack  # type: ignore[attr-defined]
+    assert type(stack) is ErrorBoundary
+    assert type(stack.app) is ProblemBoundary
+    assert stack.app.app == core.router.app  # type: ignore[attr-defined]

@@ -10,6 +10,9 @@ that order and behaviour, and changes what two layers cost on every HTTP request
   wrapper closure. It builds the ``Request`` only when an exception needs a handler, and tracks
   whether the response started in one closure. WebSockets and other scopes go through
   ``ExceptionMiddleware`` itself.
+* :class:`ErrorBoundary` is ``ServerErrorMiddleware`` and :class:`ProblemBoundary` as one layer,
+  used when the App has no middleware to put between them (none of its own, no pillar's): one
+  ``send`` wrapper and one coroutine instead of two of each.
 * the router is entered at its own middleware stack (``Router.__call__`` only forwards there).
 
 The App calls the stack itself and sets ``scope["app"]`` as ``Starlette.__call__`` does.
@@ -24,7 +27,6 @@ from starlette._utils import is_async_callable
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.requests import Request
@@ -54,23 +56,78 @@ class ProblemBoundary(ExceptionMiddleware):
         try:
             await self.app(scope, receive, sender)
         except Exception as exc:
-            handler = None
-            if isinstance(exc, HTTPException):
-                handler = self._status_handlers.get(exc.status_code)
-            if handler is None:
-                handler = _lookup_exception_handler(self._exception_handlers, exc)
-            if handler is None:
-                raise exc
-            if started:
-                raise RuntimeError("Caught handled exception, but response already started.") from exc
-            request = Request(scope, receive, send)
-            if is_async_callable(handler):
-                response = await handler(request, exc)  # type: ignore[arg-type]
+            await self.handle(exc, scope, receive, sender, started)
+
+    async def handle(
+        self, exc: Exception, scope: Scope, receive: Receive, sender: Send, started: bool
+    ) -> None:
+        """Answer ``exc`` with its handler through ``sender``, or raise it again (none, or too late)."""
+        handler = None
+        if isinstance(exc, HTTPException):
+            handler = self._status_handlers.get(exc.status_code)
+        if handler is None:
+            handler = _lookup_exception_handler(self._exception_handlers, exc)
+        if handler is None:
+            raise exc
+        if started:
+            raise RuntimeError("Caught handled exception, but response already started.") from exc
+        request = Request(scope, receive, sender)
+        if is_async_callable(handler):
+            response = await handler(request, exc)  # type: ignore[arg-type]
+        else:
+            response = await run_in_threadpool(handler, request, exc)
+        if response is not None:
+            await response(scope, receive, sender)
+        exc.__traceback__ = None  # a reused exception instance would grow a traceback per request
+
+
+class ErrorBoundary(ServerErrorMiddleware):
+    """``ServerErrorMiddleware`` around :class:`ProblemBoundary`, as one layer.
+
+    For an App with no middleware between the two boundaries, each of which would otherwise
+    wrap ``send`` to learn whether the response started: with nothing between them they see
+    the same messages, so one wrapper serves both. Every HTTP request is decided as the two
+    layers decide it (a test runs every case through both); other scopes go through the two
+    layers themselves.
+    """
+
+    def __init__(self, problems: ProblemBoundary, handler: Any = None, debug: bool = False) -> None:
+        super().__init__(problems, handler=handler, debug=debug)
+        self._problems = problems
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        problems = self._problems
+        scope["starlette.exception_handlers"] = problems._handler_tables
+        started = False
+
+        async def sender(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            try:
+                await problems.app(scope, receive, sender)
+            except Exception as exc:
+                await problems.handle(exc, scope, receive, sender, started)
+        except Exception as exc:
+            # What ServerErrorMiddleware does, its response_started being ``started``.
+            request = Request(scope)
+            if self.debug:
+                response = await run_in_threadpool(self.debug_response, request, exc)
+            elif self.handler is None:
+                response = self.error_response(request, exc)
+            elif is_async_callable(self.handler):
+                response = await self.handler(request, exc)  # type: ignore[assignment, arg-type]
             else:
-                response = await run_in_threadpool(handler, request, exc)
-            if response is not None:
-                await response(scope, receive, sender)
-            exc.__traceback__ = None  # a reused exception instance would grow a traceback per request
+                response = await run_in_threadpool(self.handler, request, exc)  # type: ignore[arg-type]
+            if not started:
+                await response(scope, receive, send)
+            raise exc
 
 
 def build_stack(app: Starlette) -> ASGIApp:
@@ -84,12 +141,10 @@ def build_stack(app: Starlette) -> ASGIApp:
             error_handler = value
         else:
             handlers[key] = value
-    middleware = [
-        Middleware(ServerErrorMiddleware, handler=error_handler, debug=app.debug),
-        *app.user_middleware,
-        Middleware(ProblemBoundary, handlers=handlers, debug=app.debug),
-    ]
-    stack: ASGIApp = app.router.middleware_stack
-    for cls, args, kwargs in reversed(middleware):
+    problems = ProblemBoundary(app.router.middleware_stack, handlers=handlers, debug=app.debug)
+    if not app.user_middleware:
+        return ErrorBoundary(problems, handler=error_handler, debug=app.debug)
+    stack: ASGIApp = problems
+    for cls, args, kwargs in reversed(app.user_middleware):
         stack = cls(stack, *args, **kwargs)
-    return stack
+    return ServerErrorMiddleware(stack, handler=error_handler, debug=app.debug)
