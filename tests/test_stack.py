@@ -102,7 +102,8 @@ INNER: dict[str, Inner] = {
 }
 
 
-def _run(boundary: type[ExceptionMiddleware], inner: Inner) -> tuple[list[dict[str, Any]], str | None]:
+def _call(app: Any) -> tuple[list[dict[str, Any]], str | None]:
+    """What ``app`` sends for a GET, and the exception it raises (as text), if any."""
     sent: list[dict[str, Any]] = []
     scope = {"type": "http", "method": "GET", "path": "/x", "headers": [], "query_string": b""}
 
@@ -113,10 +114,14 @@ def _run(boundary: type[ExceptionMiddleware], inner: Inner) -> tuple[list[dict[s
         sent.append(message)
 
     try:
-        asyncio.run(boundary(inner, handlers=HANDLERS)(scope, receive, send))
+        asyncio.run(app(scope, receive, send))
     except Exception as error:
         return sent, f"{type(error).__name__}: {error}"
     return sent, None
+
+
+def _run(boundary: type[ExceptionMiddleware], inner: Inner) -> tuple[list[dict[str, Any]], str | None]:
+    return _call(boundary(inner, handlers=HANDLERS))
 
 
 @pytest.mark.parametrize("case", list(INNER))
@@ -165,24 +170,10 @@ def _run_outer(
         {**HANDLERS, Quiet: _failing_problem_handler} if inner is _problem_with_failing_handler else HANDLERS
     )
 
-    def stack(app: Inner) -> Any:
-        problems = ProblemBoundary(app, handlers=handlers)
-        return ErrorBoundary(problems, **options) if merged else ServerErrorMiddleware(problems, **options)
-
-    sent: list[dict[str, Any]] = []
-    scope = {"type": "http", "method": "GET", "path": "/x", "headers": [], "query_string": b""}
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    try:
-        asyncio.run(stack(inner)(scope, receive, send))
-    except Exception as error:
-        return _comparable(sent), f"{type(error).__name__}: {error}"
-    return _comparable(sent), None
+    problems = ProblemBoundary(inner, handlers=handlers)
+    stack = ErrorBoundary(problems, **options) if merged else ServerErrorMiddleware(problems, **options)
+    sent, raised = _call(stack)
+    return _comparable(sent), raised
 
 
 def _comparable(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:

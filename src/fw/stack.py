@@ -33,6 +33,18 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
+def _tracking(send: Send) -> tuple[Send, list[bool]]:
+    """``send`` wrapped to note whether the response started, and the note (``started[0]``)."""
+    started = [False]
+
+    async def sender(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            started[0] = True
+        await send(message)
+
+    return sender, started
+
+
 class ProblemBoundary(ExceptionMiddleware):
     """Starlette's ``ExceptionMiddleware``, deciding every HTTP request exactly as it does."""
 
@@ -45,23 +57,20 @@ class ProblemBoundary(ExceptionMiddleware):
             await super().__call__(scope, receive, send)
             return
         scope["starlette.exception_handlers"] = self._handler_tables
-        started = False
-
-        async def sender(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        sender, started = _tracking(send)
         try:
             await self.app(scope, receive, sender)
         except Exception as exc:
-            await self.handle(exc, scope, receive, sender, started)
+            await self.handle(exc, scope, receive, send, sender, started[0])
 
     async def handle(
-        self, exc: Exception, scope: Scope, receive: Receive, sender: Send, started: bool
+        self, exc: Exception, scope: Scope, receive: Receive, send: Send, sender: Send, started: bool
     ) -> None:
-        """Answer ``exc`` with its handler through ``sender``, or raise it again (none, or too late)."""
+        """Answer ``exc`` with its handler through ``sender``, or raise it again (none, or too late).
+
+        ``send`` is what this boundary was called with (the handler's ``Request`` gets it, as in
+        Starlette), ``sender`` the same wrapped to note the response start.
+        """
         handler = None
         if isinstance(exc, HTTPException):
             handler = self._status_handlers.get(exc.status_code)
@@ -71,7 +80,7 @@ class ProblemBoundary(ExceptionMiddleware):
             raise exc
         if started:
             raise RuntimeError("Caught handled exception, but response already started.") from exc
-        request = Request(scope, receive, sender)
+        request = Request(scope, receive, send)
         if is_async_callable(handler):
             response = await handler(request, exc)  # type: ignore[arg-type]
         else:
@@ -101,21 +110,15 @@ class ErrorBoundary(ServerErrorMiddleware):
             return
         problems = self._problems
         scope["starlette.exception_handlers"] = problems._handler_tables
-        started = False
-
-        async def sender(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        sender, started = _tracking(send)
         try:
             try:
                 await problems.app(scope, receive, sender)
             except Exception as exc:
-                await problems.handle(exc, scope, receive, sender, started)
+                # The problem boundary's send is the server error boundary's wrapper: ``sender``.
+                await problems.handle(exc, scope, receive, sender, sender, started[0])
         except Exception as exc:
-            # What ServerErrorMiddleware does, its response_started being ``started``.
+            # What ServerErrorMiddleware does, its response_started being ``started[0]``.
             request = Request(scope)
             if self.debug:
                 response = await run_in_threadpool(self.debug_response, request, exc)
@@ -125,7 +128,7 @@ class ErrorBoundary(ServerErrorMiddleware):
                 response = await self.handler(request, exc)  # type: ignore[assignment, arg-type]
             else:
                 response = await run_in_threadpool(self.handler, request, exc)  # type: ignore[arg-type]
-            if not started:
+            if not started[0]:
                 await response(scope, receive, send)
             raise exc
 
