@@ -9,13 +9,12 @@ whether they happened, so concurrent processes cannot both win.
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import os
 import random
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -43,7 +42,7 @@ from fw.auth.stores.tokens import (
     well_formed,
 )
 from fw.rdb.engine import STORE_ERRORS, create_engine, reader, require_tables
-from fw.rdb.pointread import DirectReads, DriverRow, PointRead, stored_time
+from fw.rdb.pointread import DirectReads, stored_time
 from fw.rdb.tables import (
     ACCOUNTS,
     ALLOWLIST,
@@ -76,26 +75,26 @@ _PURGE_CHANCE = 1 / 64
 _NEVER = datetime(9999, 12, 31, tzinfo=UTC)
 
 
-@contextlib.contextmanager
-def _answering() -> Iterator[None]:
-    """Report an engine that did not answer as the one store error."""
-    try:
-        yield
-    except STORE_ERRORS as error:
-        raise StoreUnavailable(str(error)) from error
+class _Answering:
+    """Report an engine that did not answer as the one store error: ``with _answering():``.
 
-
-async def _point_rows(read: PointRead, values: Mapping[str, Any]) -> Sequence[DriverRow]:
-    """``read.rows(values)`` with :func:`_answering`'s translation of a failure.
-
-    Written out rather than through the context manager, whose generator and wrapper cost
-    about a microsecond: these reads (a session, a bearer token's revocation entries) run on
-    every request.
+    A class rather than a ``contextlib`` generator, whose generator and wrapper cost about a
+    microsecond on every use; the per-request reads (a session, a bearer token's revocation
+    entries) go through it too.
     """
-    try:
-        return await read.rows(values)
-    except STORE_ERRORS as error:
-        raise StoreUnavailable(str(error)) from error
+
+    def __call__(self) -> _Answering:
+        return self
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
+        if error is not None and isinstance(error, STORE_ERRORS):
+            raise StoreUnavailable(str(error)) from error
+
+
+_answering = _Answering()
 
 
 def _now() -> datetime:
@@ -299,7 +298,8 @@ class RdbRevocations:
             return RevocationEntries(None, None)
         query = self._lookups[(token_id is not None, subject is not None)]
         params = {"issuer": issuer, "now": _now(), "token_id": token_id, "subject": subject}
-        rows = await _point_rows(query, params)
+        with _answering():
+            rows = await query.rows(params)
         found = {kind: stored_time(stamp) for kind, stamp in rows}
         return RevocationEntries(found.get("token"), found.get("subject"))
 
@@ -356,7 +356,8 @@ class RdbSessions:
     async def load(self, value: str) -> Record | None:
         if not well_formed(value):
             return None
-        rows = await _point_rows(self._load, {"token_hash": token_digest(value)})
+        with _answering():
+            rows = await self._load.rows({"token_hash": token_digest(value)})
         return _unexpired(*rows[0]) if rows else None
 
     async def update(self, value: str, record: Record, expires_at: float) -> str:
