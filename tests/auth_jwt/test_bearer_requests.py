@@ -327,7 +327,7 @@ async def test_an_unexpected_error_while_verifying_is_logged_and_rejected_like_a
         def broken(token: str) -> None:
             raise RuntimeError("a bug in a verifier")
 
-        monkeypatch.setattr(extension.running.verifier, "verify_now", broken)
+        monkeypatch.setattr(extension.running.verifier, "check_now", broken)
         with caplog.at_level(logging.ERROR, logger="fw.auth.jwt"):
             failed = await client.get("/api/me", headers=bearer(issuer.mint()))
     assert (failed.status_code, failed.headers, failed.content) == (bad.status_code, bad.headers, bad.content)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import uuid
 from dataclasses import FrozenInstanceError, replace
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 import fw.auth
 from fw._fw_config import LOADERS
 from fw.auth import admission
+from fw.auth.caller import Authentication, Caller
 from fw.auth.jwt.cache import SEEN_PER_ENTRY, CachedToken, TokenCache, signed_prefix, token_digest
 from fw.auth.jwt.verifier import Policy, TokenRejected, VerifiedToken, Verifier
+from fw.auth.modes.jwt_only import middleware as bearer_middleware
 from fw.auth.plugin import check
 from fw.auth.tokens.algorithms import Key
 from fw.errors import StartupError
@@ -98,6 +101,51 @@ async def test_a_repeated_token_is_then_served_with_the_same_facts_every_time() 
     for verified in again:
         assert verified == first
     assert (first.identity, first.token_id, first.issued_at, first.issuer) == ("alice", "j1", NOW, issuer.url)
+
+
+async def test_the_remembered_entry_is_there_only_for_an_admitted_token_and_holds_its_facts() -> None:
+    issuer = LocalIssuer()
+    keys, clock = Keys(issuer), Clock()
+    verifier = _verifier(keys, clock)
+    token = _mint(issuer, token_id="j1")
+    verified = await verifier.verify(token)
+    assert verifier.remembered(token) is None
+    await verifier.verify(token)
+    entry = verifier.remembered(token)
+    assert entry is not None
+    assert (entry.identity, entry.token_id, entry.issued_at) == ("alice", "j1", NOW)
+    assert entry.claims() == verified.claims and entry.claims() is not entry.claims()
+    assert verifier.remembered(_mint(issuer, "bob")) is None
+    clock.now = entry.expires_at
+    assert verifier.remembered(token) is None
+
+
+async def test_check_now_runs_every_check_even_for_a_remembered_token() -> None:
+    issuer = LocalIssuer()
+    keys, clock = Keys(issuer), Clock()
+    at_hand = Verifier(
+        _verifier(keys, clock).policy,
+        keys.key_for,
+        clock=clock,
+        cache_size=16,
+        key_version=lambda: keys.version,
+        fresh_key=lambda kid, alg: next((k for k in issuer.published if k.kid == kid), None),
+    )
+    token = _mint(issuer)
+    await _cached(at_hand, token)
+    assert at_hand.remembered(token) is not None
+    finished: list[str] = []
+    finish = at_hand._finish
+
+    def counted(token: str, *parts: Any, **options: Any) -> VerifiedToken:
+        finished.append(token)
+        return finish(token, *parts, **options)
+
+    at_hand._finish = counted  # type: ignore[method-assign]
+    checked = at_hand.check_now(token)
+    assert checked is not None and checked == await at_hand.verify(token)
+    assert finished == [token]
+    assert _verifier(keys, clock).check_now(token) is None  # no key at hand: left to check()
 
 
 async def test_each_request_gets_its_own_claims_and_header_from_a_cached_token() -> None:
@@ -378,3 +426,28 @@ def test_tokens_cycling_past_the_doorkeepers_memory_are_never_served_from_the_ca
             )
             cache.put(token, entry, NOW, version=1)
     assert hits == 0
+
+
+async def test_the_authentication_built_from_a_cache_entry_equals_the_one_a_full_check_builds(
+    issuer: LocalIssuer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded: list[Authentication] = []
+    record = bearer_middleware.record
+
+    def recording(scope: dict[str, Any], found: Authentication) -> None:
+        recorded.append(found)
+        record(scope, found)
+
+    monkeypatch.setattr(bearer_middleware, "record", recording)
+    token = issuer.mint("grace", scope="orders.read", claims={"groups": ["staff"]})
+    async with serving(auth_settings(jwt_settings(issuer.url))) as (client, extension):
+        for _ in range(3):  # checked, checked and admitted, then served from the cache
+            assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
+        assert extension.running is not None
+        cache = extension.running.verifier.cache
+        assert cache is not None and len(cache) == 1
+        assert extension.running.verifier.remembered(token) is not None
+    checked, _, cached = recorded
+    assert cached == checked
+    assert type(cached.principal) is type(checked.principal) is Caller
+    assert cached.principal.identity.claims is not checked.principal.identity.claims

@@ -142,22 +142,34 @@ class Verifier:
         up and finishes. A request whose token and key are both known is then served without
         a coroutine.
         """
+        entry = self.remembered(token)
+        if entry is not None:
+            return _verified(
+                entry.claims(),
+                dict(entry.header),
+                self.policy.issuer,
+                entry.identity,
+                entry.token_id,
+                entry.issued_at,
+            )
+        return self.check_now(token)
+
+    def remembered(self, token: str) -> CachedToken | None:
+        """The cache's entry for ``token`` (a token that passed every check), if it has one.
+
+        For a caller that needs only the entry's facts: the claims (a fresh dict on each call)
+        and the identity, without the :class:`VerifiedToken` :meth:`verify_now` would build.
+        """
         cache = self.cache
-        version = None
-        if cache is not None:
-            version = self._key_version()
-            entry = cache.get(token, self._clock(), version)
-            if entry is not None:
-                return _verified(
-                    entry.claims(),
-                    dict(entry.header),
-                    self.policy.issuer,
-                    entry.identity,
-                    entry.token_id,
-                    entry.issued_at,
-                )
+        if cache is None:
+            return None
+        return cache.get(token, self._clock(), self._key_version())
+
+    def check_now(self, token: str) -> VerifiedToken | None:
+        """Every check without looking in the cache, or ``None`` when the key must be awaited."""
         if self._fresh_key is None:
             return None
+        version = self._key_version() if self.cache is not None else None
         header, signing_input, signature = self._jws.split(token)
         key = self._fresh_key(header.get("kid"), header["alg"])
         if key is None:

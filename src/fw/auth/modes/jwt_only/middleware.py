@@ -175,8 +175,14 @@ class BearerMiddleware:
         Only for a request that needs nothing else awaited: :attr:`Running.quick` and the
         account being the identity claim.
         """
+        verifier = running.verifier
         try:
-            verified = running.verifier.verify_now(token)
+            entry = verifier.remembered(token)
+            if entry is not None:  # the cached outcome: only the caller objects to build
+                issuer = verifier.policy.issuer
+                identity = _identity(issuer, self._claim, entry.identity, entry.claims(), True)
+                return self._authenticated(entry.identity, issuer, identity)
+            verified = verifier.check_now(token)
         except TokenRejected as rejection:
             logger.debug(_REJECTED, rejection.reason)
             return None
@@ -194,6 +200,11 @@ class BearerMiddleware:
     def _caller(verified: VerifiedToken, account_id: str, identity: Identity) -> Authentication:
         caller = _caller(account_id, identity)
         return _authentication("bearer", account_id, verified.issuer, verified.identity, caller)
+
+    @staticmethod
+    def _authenticated(subject: str, issuer: str, identity: Identity) -> Authentication:
+        """:meth:`_caller` for a caller whose account is its identity claim ``subject``."""
+        return _authentication("bearer", subject, issuer, subject, _caller(subject, identity))
 
     async def _authenticate(
         self, running: Running, token: str | None, *, looked_in_cache: bool = False
