@@ -163,15 +163,64 @@ ERROR_HANDLERS: dict[str, dict[str, Any]] = {
 }
 
 
+class Forwarding:
+    """Middleware that calls the app with the ``send`` it got (as fw's bearer middleware does)."""
+
+    fw_forwards_send = True
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        scope.setdefault("passed", []).append(type(self).__name__)
+        await self.app(scope, receive, send)
+
+
+class Wrapping(Forwarding):
+    """Middleware that calls the app with a wrapper of ``send`` adding a header (as DPoP nonces do)."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        async def sending(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (b"x-wrapped", b"1")]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+class Answering(Forwarding):
+    """Middleware that answers by itself without calling the app (as a refused token is)."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 401, "headers": []})
+        await send({"type": "http.response.body", "body": b"refused"})
+
+
+MIDDLEWARE: dict[str, tuple[type[Forwarding], ...]] = {
+    "none": (),
+    "one forwarding send": (Forwarding,),
+    "two forwarding send": (Forwarding, Forwarding),
+    "one wrapping send": (Wrapping,),
+    "forwarding around wrapping": (Forwarding, Wrapping),
+    "one answering by itself": (Answering,),
+}
+
+
 def _run_outer(
-    merged: bool, inner: Inner, options: dict[str, Any]
+    merged: bool, inner: Inner, options: dict[str, Any], middleware: tuple[type[Forwarding], ...] = ()
 ) -> tuple[list[dict[str, Any]], str | None]:
     handlers = (
         {**HANDLERS, Quiet: _failing_problem_handler} if inner is _problem_with_failing_handler else HANDLERS
     )
 
     problems = ProblemBoundary(inner, handlers=handlers)
-    stack = ErrorBoundary(problems, **options) if merged else ServerErrorMiddleware(problems, **options)
+    stack: Any = problems
+    for cls in reversed(middleware):
+        stack = cls(stack)
+    if merged:
+        stack = ErrorBoundary(problems, **options, inner=stack if middleware else None)
+    else:
+        stack = ServerErrorMiddleware(stack, **options)
     sent, raised = _call(stack)
     return _comparable(sent), raised
 
@@ -188,13 +237,15 @@ def _comparable(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.parametrize("middleware", list(MIDDLEWARE))
 @pytest.mark.parametrize("errors", list(ERROR_HANDLERS))
 @pytest.mark.parametrize("case", list(OUTER_CASES))
-def test_the_one_layer_boundary_decides_every_case_as_the_two_layers_it_replaces(
-    case: str, errors: str
+def test_the_shared_boundary_decides_every_case_as_the_two_layers_it_replaces(
+    case: str, errors: str, middleware: str
 ) -> None:
-    options = ERROR_HANDLERS[errors]
-    assert _run_outer(True, OUTER_CASES[case], options) == _run_outer(False, OUTER_CASES[case], options)
+    options, layers = ERROR_HANDLERS[errors], MIDDLEWARE[middleware]
+    merged = _run_outer(True, OUTER_CASES[case], options, layers)
+    assert merged == _run_outer(False, OUTER_CASES[case], options, layers)
 
 
 def test_a_handled_exception_loses_the_traceback_it_would_grow_on_reuse() -> None:
@@ -259,3 +310,38 @@ def test_an_app_without_middleware_has_one_boundary_layer_around_its_router() ->
     assert type(stack) is ErrorBoundary
     assert type(stack.app) is ProblemBoundary
     assert stack.app.app == core.router.app  # type: ignore[attr-defined]
+
+
+def test_an_app_whose_middleware_all_forward_send_shares_one_boundary_wrapper() -> None:
+    app = fw.App()
+    app.add_middleware(Forwarding)
+    app.add_middleware(Wrapping)
+
+    @app.route("GET /x")
+    async def passed(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"passed": request.scope["passed"]})
+
+    core = app.build()
+    stack: Any = core.middleware_stack  # type: ignore[attr-defined]
+    assert type(stack) is ErrorBoundary
+    assert [type(stack.app), type(stack.app.app), type(stack.app.app.app)] == [
+        Forwarding,
+        Wrapping,
+        ProblemBoundary,
+    ]
+    sent, raised = _call(app)
+    assert raised is None
+    assert (sent[0]["status"], sent[1]["body"]) == (200, b'{"passed":["Forwarding"]}')
+    assert (b"x-wrapped", b"1") in sent[0]["headers"]
+
+
+def test_one_middleware_not_known_to_forward_send_keeps_starlettes_two_boundaries() -> None:
+    class Unknown(Forwarding):
+        fw_forwards_send = False
+
+    app = fw.App()
+    app.add_middleware(Forwarding)
+    app.add_middleware(Unknown)
+    stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
+    assert type(stack) is ServerErrorMiddleware
+    assert type(stack.app.app.app) is ProblemBoundary

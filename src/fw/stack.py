@@ -8,11 +8,12 @@ that order and behaviour, and changes what two layers cost on every HTTP request
 * :class:`ProblemBoundary` is ``ExceptionMiddleware`` without the per-request objects it builds
   before anything fails: a ``Request`` for the handler and a wrapper closure around a second
   wrapper closure. It builds the ``Request`` only when an exception needs a handler, and tracks
-  whether the response started in one closure. WebSockets and other scopes go through
+  whether the response started with one small object. WebSockets and other scopes go through
   ``ExceptionMiddleware`` itself.
-* :class:`ErrorBoundary` is ``ServerErrorMiddleware`` and :class:`ProblemBoundary` as one layer,
-  used when the App has no middleware to put between them (none of its own, no pillar's): one
-  ``send`` wrapper and one coroutine instead of two of each.
+* :class:`ErrorBoundary` is ``ServerErrorMiddleware`` and :class:`ProblemBoundary` sharing one
+  ``send`` wrapper, used when every middleware between them forwards ``send`` as it got it
+  (:data:`FORWARDS_SEND`): both boundaries then see the same messages, so one wrapper serves
+  both. With no middleware at all it is a single layer: one coroutine instead of two.
 * the router is entered at its own middleware stack (``Router.__call__`` only forwards there).
 
 The App calls the stack itself and sets ``scope["app"]`` as ``Starlette.__call__`` does.
@@ -32,17 +33,25 @@ from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+#: A middleware class attribute: ``True`` promises that the middleware, on an HTTP request,
+#: either calls the app once (with the ``send`` it was given, or a wrapper of it) or answers by
+#: itself, never both. Such middleware may sit inside an :class:`ErrorBoundary`.
+FORWARDS_SEND = "fw_forwards_send"
 
-def _tracking(send: Send) -> tuple[Send, list[bool]]:
-    """``send`` wrapped to note whether the response started, and the note (``started[0]``)."""
-    started = [False]
 
-    async def sender(message: Message) -> None:
+class _Tracker:
+    """``send`` (:meth:`send`) that notes whether the response started (``started``)."""
+
+    __slots__ = ("_send", "started")
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.started = False
+
+    async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start":
-            started[0] = True
-        await send(message)
-
-    return sender, started
+            self.started = True
+        await self._send(message)
 
 
 class ProblemBoundary(ExceptionMiddleware):
@@ -57,11 +66,16 @@ class ProblemBoundary(ExceptionMiddleware):
             await super().__call__(scope, receive, send)
             return
         scope["starlette.exception_handlers"] = self._handler_tables
-        sender, started = _tracking(send)
+        tracker = getattr(send, "__self__", None)
+        if type(tracker) is _Tracker:  # an ErrorBoundary's, forwarded as it was: it sees what this would
+            sender = send
+        else:
+            tracker = _Tracker(send)
+            sender = tracker.send
         try:
             await self.app(scope, receive, sender)
         except Exception as exc:
-            await self.handle(exc, scope, receive, send, sender, started[0])
+            await self.handle(exc, scope, receive, send, sender, tracker.started)
 
     async def handle(
         self, exc: Exception, scope: Scope, receive: Receive, send: Send, sender: Send, started: bool
@@ -91,34 +105,46 @@ class ProblemBoundary(ExceptionMiddleware):
 
 
 class ErrorBoundary(ServerErrorMiddleware):
-    """``ServerErrorMiddleware`` around :class:`ProblemBoundary`, as one layer.
+    """``ServerErrorMiddleware`` whose ``send`` wrapper the :class:`ProblemBoundary` inside reuses.
 
-    For an App with no middleware between the two boundaries, each of which would otherwise
-    wrap ``send`` to learn whether the response started: with nothing between them they see
-    the same messages, so one wrapper serves both. Every HTTP request is decided as the two
-    layers decide it (a test runs every case through both); other scopes go through the two
-    layers themselves.
+    ``inner`` is the middleware between the two boundaries, every one of which forwards
+    ``send`` (:data:`FORWARDS_SEND`), ending at ``problems``; ``None`` when there is none, and
+    this layer then does the problem boundary's work itself. A message reaches the problem
+    boundary's ``send`` exactly when it reaches this one's (the middleware answering by itself
+    never calls the app), so one wrapper notes the response start for both. Every HTTP request
+    is decided as the two layers decide it (tests run every case through both); other scopes
+    go through the two layers themselves.
     """
 
-    def __init__(self, problems: ProblemBoundary, handler: Any = None, debug: bool = False) -> None:
-        super().__init__(problems, handler=handler, debug=debug)
-        self._problems = problems
+    def __init__(
+        self,
+        problems: ProblemBoundary,
+        handler: Any = None,
+        debug: bool = False,
+        inner: ASGIApp | None = None,
+    ) -> None:
+        super().__init__(problems if inner is None else inner, handler=handler, debug=debug)
+        self._problems = problems if inner is None else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        problems = self._problems
-        scope["starlette.exception_handlers"] = problems._handler_tables
-        sender, started = _tracking(send)
+        tracker = _Tracker(send)
+        sender = tracker.send
         try:
-            try:
-                await problems.app(scope, receive, sender)
-            except Exception as exc:
-                # The problem boundary's send is the server error boundary's wrapper: ``sender``.
-                await problems.handle(exc, scope, receive, sender, sender, started[0])
+            problems = self._problems
+            if problems is None:
+                await self.app(scope, receive, sender)  # the middleware, then the problem boundary
+            else:
+                scope["starlette.exception_handlers"] = problems._handler_tables
+                try:
+                    await problems.app(scope, receive, sender)
+                except Exception as exc:
+                    # The problem boundary's send is the server error boundary's wrapper: ``sender``.
+                    await problems.handle(exc, scope, receive, sender, sender, tracker.started)
         except Exception as exc:
-            # What ServerErrorMiddleware does, its response_started being ``started[0]``.
+            # What ServerErrorMiddleware does, its response_started being ``tracker.started``.
             request = Request(scope)
             if self.debug:
                 response = await run_in_threadpool(self.debug_response, request, exc)
@@ -128,7 +154,7 @@ class ErrorBoundary(ServerErrorMiddleware):
                 response = await self.handler(request, exc)  # type: ignore[assignment, arg-type]
             else:
                 response = await run_in_threadpool(self.handler, request, exc)  # type: ignore[arg-type]
-            if not started[0]:
+            if not tracker.started:
                 await response(scope, receive, send)
             raise exc
 
@@ -150,4 +176,6 @@ def build_stack(app: Starlette) -> ASGIApp:
     stack: ASGIApp = problems
     for cls, args, kwargs in reversed(app.user_middleware):
         stack = cls(stack, *args, **kwargs)
+    if all(getattr(cls, FORWARDS_SEND, False) for cls, _, _ in app.user_middleware):
+        return ErrorBoundary(problems, handler=error_handler, debug=app.debug, inner=stack)
     return ServerErrorMiddleware(stack, handler=error_handler, debug=app.debug)

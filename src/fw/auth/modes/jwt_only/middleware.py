@@ -122,6 +122,10 @@ class BearerMiddleware:
     verified identity to an account (the App's resolver, or the claim itself).
     """
 
+    #: Calls the app or answers, never both (:data:`fw.stack.FORWARDS_SEND`): an App's error
+    #: boundaries around it share one ``send`` wrapper.
+    fw_forwards_send = True
+
     def __init__(
         self,
         app: ASGIApp,
