@@ -14,8 +14,10 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 import fw
+from fw.auth.browser.middleware import BrowserSessionMiddleware
+from fw.auth.modes.jwt_only.middleware import BearerMiddleware
 from fw.problems import Problem
-from fw.stack import ErrorBoundary, ProblemBoundary
+from fw.stack import FORWARDS_SEND, ErrorBoundary, ProblemBoundary
 
 Inner = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
@@ -345,3 +347,8 @@ def test_one_middleware_not_known_to_forward_send_keeps_starlettes_two_boundarie
     stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
     assert type(stack) is ServerErrorMiddleware
     assert type(stack.app.app.app) is ProblemBoundary
+
+
+@pytest.mark.parametrize("middleware", [BearerMiddleware, BrowserSessionMiddleware])
+def test_the_auth_pillars_middleware_lets_an_app_share_one_boundary_wrapper(middleware: type) -> None:
+    assert getattr(middleware, FORWARDS_SEND) is True

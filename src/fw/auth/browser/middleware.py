@@ -60,6 +60,10 @@ class BrowserAuth:
 class BrowserSessionMiddleware:
     """Every browser mode installs this one middleware; only :class:`BrowserAuth` differs."""
 
+    #: Calls the app or answers, never both (:data:`fw.stack.FORWARDS_SEND`): an App's error
+    #: boundaries around it share one ``send`` wrapper.
+    fw_forwards_send = True
+
     def __init__(self, app: ASGIApp, auth: BrowserAuth) -> None:
         self.app = app
         self.auth = auth
