@@ -324,10 +324,10 @@ async def test_an_unexpected_error_while_verifying_is_logged_and_rejected_like_a
         assert extension.running is not None
         bad = await client.get("/api/me", headers=bearer(issuer.mint(audience="elsewhere")))
 
-        def broken(token: str) -> None:
+        def broken(*parts: object, **options: object) -> None:
             raise RuntimeError("a bug in a verifier")
 
-        monkeypatch.setattr(extension.running.verifier, "check_now", broken)
+        monkeypatch.setattr(extension.running.verifier, "_finish", broken)
         with caplog.at_level(logging.ERROR, logger="fw.auth.jwt"):
             failed = await client.get("/api/me", headers=bearer(issuer.mint()))
     assert (failed.status_code, failed.headers, failed.content) == (bad.status_code, bad.headers, bad.content)

@@ -131,8 +131,8 @@ class Verifier:
 
     async def verify(self, token: str) -> VerifiedToken:
         """Every check, or the cached outcome of every check; raises :class:`TokenRejected`."""
-        verified = self.verify_now(token)
-        return verified if verified is not None else await self.check(token)
+        entry = self.remembered(token)
+        return self._recalled(entry) if entry is not None else await self.check(token)
 
     def verify_now(self, token: str) -> VerifiedToken | None:
         """:meth:`verify` without awaiting, or ``None`` when the key must be awaited.
@@ -143,16 +143,7 @@ class Verifier:
         a coroutine.
         """
         entry = self.remembered(token)
-        if entry is not None:
-            return _verified(
-                entry.claims(),
-                dict(entry.header),
-                self.policy.issuer,
-                entry.identity,
-                entry.token_id,
-                entry.issued_at,
-            )
-        return self.check_now(token)
+        return self._recalled(entry) if entry is not None else self.check_now(token)
 
     def remembered(self, token: str) -> CachedToken | None:
         """The cache's entry for ``token`` (a token that passed every check), if it has one.
@@ -164,6 +155,17 @@ class Verifier:
         if cache is None:
             return None
         return cache.get(token, self._clock(), self._key_version())
+
+    def _recalled(self, entry: CachedToken) -> VerifiedToken:
+        """The verified token a cache entry stands for, with its own claims and header."""
+        return _verified(
+            entry.claims(),
+            dict(entry.header),
+            self.policy.issuer,
+            entry.identity,
+            entry.token_id,
+            entry.issued_at,
+        )
 
     def check_now(self, token: str) -> VerifiedToken | None:
         """Every check without looking in the cache, or ``None`` when the key must be awaited."""
