@@ -63,6 +63,31 @@ def test_each_failed_claim_is_named_so_callers_can_word_it(
     assert (failure.claim, failure.malformed) == (claim, malformed)
 
 
+@pytest.mark.parametrize(
+    ("aud", "accepted"),
+    [
+        ("api", True),
+        (["api"], True),
+        (["x", "api"], True),
+        (["x", 1, "api"], True),
+        ([{"an": "object"}, ["api"], "api"], True),
+        ("API", False),
+        (["x"], False),
+        ([], False),
+        ([{"an": "object"}, ["api"]], False),
+        ({"api": True}, False),
+        (1, False),
+        (None, False),
+    ],
+)
+def test_aud_is_one_string_or_an_array_naming_an_accepted_audience(aud: Any, accepted: bool) -> None:
+    found = claims(aud=aud)
+    if accepted:
+        assert check_claims(found, ACCESS, NOW) == (NOW + 300, NOW)
+    else:
+        assert rejected(found).claim == "aud"
+
+
 def test_claims_are_checked_in_the_promised_order() -> None:
     assert rejected(claims(iss="x", aud="y", sub="")).claim == "iss"
     assert rejected(claims(aud="y", exp=NOW - 100, sub="")).claim == "aud"

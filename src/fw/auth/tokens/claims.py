@@ -41,6 +41,21 @@ def audiences_of(claims: dict[str, Any]) -> list[Any]:
     return [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
 
 
+def _names_an_audience(aud: Any, audiences: frozenset[str]) -> bool:
+    """True when ``aud`` (one string or an array, see :func:`audiences_of`) names one of ``audiences``.
+
+    A loop rather than ``any`` over a generator: the array form is what most issuers send, and
+    this runs on every bearer token verified.
+    """
+    if isinstance(aud, str):
+        return aud in audiences
+    if isinstance(aud, list):
+        for item in aud:
+            if isinstance(item, str) and item in audiences:
+                return True
+    return False
+
+
 def numeric_date(claims: dict[str, Any], name: str) -> float:
     """A NumericDate claim as a finite float, or :class:`ClaimRejected` (``malformed``)."""
     value = claims.get(name)
@@ -65,10 +80,7 @@ def check_claims(claims: dict[str, Any], rules: ClaimRules, now: float) -> tuple
         same_issuer = claims.get("iss") == rules.issuer
     if not same_issuer:
         raise ClaimRejected("iss does not match", claim="iss")
-    aud = claims.get("aud")
-    if not (type(aud) is str and aud in rules.audiences) and not any(
-        isinstance(a, str) and a in rules.audiences for a in audiences_of(claims)
-    ):
+    if not _names_an_audience(claims.get("aud"), rules.audiences):
         raise ClaimRejected("aud does not match", claim="aud")
     leeway = rules.leeway
     exp = claims.get("exp")
