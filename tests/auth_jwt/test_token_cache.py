@@ -120,7 +120,7 @@ async def test_the_remembered_entry_is_there_only_for_an_admitted_token_and_hold
     assert verifier.remembered(token) is None
 
 
-async def test_check_now_runs_every_check_even_for_a_remembered_token() -> None:
+async def test_settle_now_gives_a_remembered_tokens_entry_and_checks_any_other_with_the_key_at_hand() -> None:
     issuer = LocalIssuer()
     keys, clock = Keys(issuer), Clock()
     at_hand = Verifier(
@@ -131,9 +131,8 @@ async def test_check_now_runs_every_check_even_for_a_remembered_token() -> None:
         key_version=lambda: keys.version,
         fresh_key=lambda kid, alg: next((k for k in issuer.published if k.kid == kid), None),
     )
-    token = _mint(issuer)
+    token, other = _mint(issuer), _mint(issuer, "bob")
     await _cached(at_hand, token)
-    assert at_hand.remembered(token) is not None
     finished: list[str] = []
     finish = at_hand._finish
 
@@ -142,10 +141,15 @@ async def test_check_now_runs_every_check_even_for_a_remembered_token() -> None:
         return finish(token, *parts, **options)
 
     at_hand._finish = counted  # type: ignore[method-assign]
-    checked = at_hand.check_now(token)
-    assert checked is not None and checked == await at_hand.verify(token)
-    assert finished == [token]
-    assert _verifier(keys, clock).check_now(token) is None  # no key at hand: left to check()
+    entry = at_hand.settle_now(token)
+    assert entry == at_hand.remembered(token) and isinstance(entry, CachedToken)
+    checked = at_hand.settle_now(other)
+    assert isinstance(checked, VerifiedToken) and checked.identity == "bob"
+    assert finished == [other]
+    assert at_hand.verify_now(token) == await at_hand.verify(token)
+    assert _verifier(keys, clock).settle_now(other) is None  # no key at hand: left to check()
+    with pytest.raises(TokenRejected):
+        at_hand.settle_now(_mint(issuer, audience="elsewhere"))
 
 
 async def test_each_request_gets_its_own_claims_and_header_from_a_cached_token() -> None:

@@ -142,15 +142,35 @@ class Verifier:
         up and finishes. A request whose token and key are both known is then served without
         a coroutine.
         """
-        entry = self.remembered(token)
-        return self._recalled(entry) if entry is not None else self.check_now(token)
+        found = self.settle_now(token)
+        return self._recalled(found) if isinstance(found, CachedToken) else found
+
+    def settle_now(self, token: str) -> CachedToken | VerifiedToken | None:
+        """:meth:`verify_now` for a caller that can use a cache entry as it is.
+
+        The cache's entry for a remembered token (its claims a fresh dict on each call), else
+        the :class:`VerifiedToken` of every check with the key at hand, else ``None`` when the
+        key must be awaited; raises :class:`TokenRejected`. A request needing only the identity
+        and the claims is then spared the :class:`VerifiedToken` and header copy
+        :meth:`verify_now` builds from an entry.
+        """
+        cache = self.cache
+        version = None
+        if cache is not None:
+            version = self._key_version()
+            entry = cache.get(token, self._clock(), version)
+            if entry is not None:
+                return entry
+        if self._fresh_key is None:
+            return None
+        header, signing_input, signature = self._jws.split(token)
+        key = self._fresh_key(header.get("kid"), header["alg"])
+        if key is None:
+            return None
+        return self._finish(token, version, header, signing_input, signature, key)
 
     def remembered(self, token: str) -> CachedToken | None:
-        """The cache's entry for ``token`` (a token that passed every check), if it has one.
-
-        For a caller that needs only the entry's facts: the claims (a fresh dict on each call)
-        and the identity, without the :class:`VerifiedToken` :meth:`verify_now` would build.
-        """
+        """The cache's entry for ``token`` (a token that passed every check), if it has one."""
         cache = self.cache
         if cache is None:
             return None
@@ -166,17 +186,6 @@ class Verifier:
             entry.token_id,
             entry.issued_at,
         )
-
-    def check_now(self, token: str) -> VerifiedToken | None:
-        """Every check without looking in the cache, or ``None`` when the key must be awaited."""
-        if self._fresh_key is None:
-            return None
-        version = self._key_version() if self.cache is not None else None
-        header, signing_input, signature = self._jws.split(token)
-        key = self._fresh_key(header.get("kid"), header["alg"])
-        if key is None:
-            return None
-        return self._finish(token, version, header, signing_input, signature, key)
 
     async def check(self, token: str) -> VerifiedToken:
         """Every check, without looking in the cache first (a token that passes may enter it)."""

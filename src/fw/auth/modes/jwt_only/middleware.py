@@ -17,6 +17,7 @@ from fw._frozen import frozen_builder
 from fw.auth.accounts import AccountSeams, Identity
 from fw.auth.admission import Admission, Everyone
 from fw.auth.caller import Authentication, Caller, record
+from fw.auth.jwt.cache import CachedToken
 from fw.auth.jwt.verifier import VerifiedToken, Verifier
 from fw.auth.modes.jwt_only.dpop import DpopGate
 from fw.auth.protection import Protection
@@ -181,21 +182,20 @@ class BearerMiddleware:
         """
         verifier = running.verifier
         try:
-            entry = verifier.remembered(token)
-            if entry is not None:  # the cached outcome: only the caller objects to build
-                issuer = verifier.policy.issuer
-                identity = _identity(issuer, self._claim, entry.identity, entry.claims(), True)
-                return self._authenticated(entry.identity, issuer, identity)
-            verified = verifier.check_now(token)
+            found = verifier.settle_now(token)
         except TokenRejected as rejection:
             logger.debug(_REJECTED, rejection.reason)
             return None
         except Exception:
             logger.exception(_FAILED)
             return None
-        if verified is None:
+        if found is None:
             return _AWAITED
-        return self._caller(verified, verified.identity, self._identity(verified))
+        if isinstance(found, CachedToken):  # the cached outcome: only the caller objects to build
+            issuer = verifier.policy.issuer
+            identity = _identity(issuer, self._claim, found.identity, found.claims(), True)
+            return self._authenticated(found.identity, issuer, identity)
+        return self._caller(found, found.identity, self._identity(found))
 
     def _identity(self, verified: VerifiedToken) -> Identity:
         return _identity(verified.issuer, self._claim, verified.identity, verified.claims, True)
