@@ -11,9 +11,10 @@ that order and behaviour, and changes what two layers cost on every HTTP request
   whether the response started with one small object. WebSockets and other scopes go through
   ``ExceptionMiddleware`` itself.
 * :class:`ErrorBoundary` is ``ServerErrorMiddleware`` and :class:`ProblemBoundary` sharing one
-  ``send`` wrapper, used when every middleware between them forwards ``send`` as it got it
-  (:data:`FORWARDS_SEND`): both boundaries then see the same messages, so one wrapper serves
-  both. With no middleware at all it is a single layer: one coroutine instead of two.
+  ``send`` wrapper, used when every middleware between them either calls the app or answers by
+  itself, never both (:data:`FORWARDS_SEND`): when the problem boundary receives the outer
+  wrapper unchanged, both see the same messages, so one wrapper serves both. With no
+  middleware at all it is a single layer: one coroutine instead of two.
 * the router is entered at its own middleware stack (``Router.__call__`` only forwards there).
 
 The App calls the stack itself and sets ``scope["app"]`` as ``Starlette.__call__`` does.
