@@ -194,21 +194,16 @@ class BearerMiddleware:
         if isinstance(found, CachedToken):  # the cached outcome: only the caller objects to build
             issuer = verifier.policy.issuer
             identity = _identity(issuer, self._claim, found.identity, found.claims(), True)
-            return self._authenticated(found.identity, issuer, identity)
-        return self._caller(found, found.identity, self._identity(found))
+            return self._authenticated(found.identity, issuer, found.identity, identity)
+        return self._authenticated(found.identity, found.issuer, found.identity, self._identity(found))
 
     def _identity(self, verified: VerifiedToken) -> Identity:
         return _identity(verified.issuer, self._claim, verified.identity, verified.claims, True)
 
     @staticmethod
-    def _caller(verified: VerifiedToken, account_id: str, identity: Identity) -> Authentication:
-        caller = _caller(account_id, identity)
-        return _authentication("bearer", account_id, verified.issuer, verified.identity, caller)
-
-    @staticmethod
-    def _authenticated(subject: str, issuer: str, identity: Identity) -> Authentication:
-        """:meth:`_caller` for a caller whose account is its identity claim ``subject``."""
-        return _authentication("bearer", subject, issuer, subject, _caller(subject, identity))
+    def _authenticated(account_id: str, issuer: str, subject: str, identity: Identity) -> Authentication:
+        """The bearer caller ``account_id``, whose token ``issuer`` issued for ``subject``."""
+        return _authentication("bearer", account_id, issuer, subject, _caller(account_id, identity))
 
     async def _authenticate(
         self, running: Running, token: str | None, *, looked_in_cache: bool = False
@@ -243,7 +238,8 @@ class BearerMiddleware:
             return None
         identity = self._identity(verified)
         if self._accounts.claim_is_the_account():
-            return self._caller(verified, verified.identity, identity)  # what ClaimIsTheAccount resolves to
+            # What ClaimIsTheAccount resolves to: the account is the identity claim.
+            return self._authenticated(verified.identity, verified.issuer, verified.identity, identity)
         try:
             account = await self._accounts.resolve(identity)
         except StoreUnavailable as failure:
@@ -252,7 +248,7 @@ class BearerMiddleware:
         if account is None or not account.active:
             logger.debug("bearer rejected: the account resolver refused the identity")
             return None
-        return self._caller(verified, account.account_id, identity)
+        return self._authenticated(account.account_id, verified.issuer, verified.identity, identity)
 
     @staticmethod
     async def _answer(scope: Scope, send: Send, response: tuple[Message, Message]) -> None:
