@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -11,10 +12,12 @@ import pytest
 import fw
 import fw.auth
 from fw import configuration
+from fw.auth.modes.jwt_only.middleware import BearerMiddleware
 from fw.cli import main as fw_command
 from fw.errors import ConfigError, StartupError
 from fw.rdb.migrate import upgrade
 from fw.settings import AuthSettings, MiddlewareSettings
+from fw.stack import ErrorBoundary
 from fw.testing.issuer import LocalIssuer
 
 Configure = Callable[..., list[str]]
@@ -249,3 +252,34 @@ async def test_a_firestore_backend_that_cannot_be_reached_refuses_to_start_namin
         await app.startup()
     assert (refused.value.key, refused.value.value) == ("middleware.firestore.database", "(default)")
     assert not (tmp_path / "fw.sqlite3").exists()
+
+
+async def test_a_jwt_only_app_answers_its_handlers_errors_through_one_shared_error_boundary(
+    configure: Configure, issuer: LocalIssuer
+) -> None:
+    configure(_toml(issuer))
+    app = _app()
+
+    @app.route("GET /api/conflict")
+    async def conflict(request: fw.Request) -> fw.Response:
+        raise fw.Problem(status=409, code="conflict")
+
+    @app.route("GET /api/broken")
+    async def broken(request: fw.Request) -> fw.Response:
+        raise RuntimeError("a bug in a handler")
+
+    await app.startup()
+    try:
+        stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
+        assert type(stack) is ErrorBoundary and type(stack.app) is BearerMiddleware
+        transport = httpx2.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            headers = {"Authorization": f"Bearer {issuer.mint('erin')}"}
+            answered = await client.get("/api/conflict", headers=headers)
+            failed = await client.get("/api/broken", headers=headers)
+            refused = await client.get("/api/conflict")
+    finally:
+        await app.shutdown()
+    assert (answered.status_code, answered.json()["code"]) == (409, "conflict")
+    assert failed.status_code == 500 and "a bug" not in failed.text
+    assert (refused.status_code, refused.headers["www-authenticate"]) == (401, "Bearer")
