@@ -108,13 +108,13 @@ class ProblemBoundary(ExceptionMiddleware):
 class ErrorBoundary(ServerErrorMiddleware):
     """``ServerErrorMiddleware`` whose ``send`` wrapper the :class:`ProblemBoundary` inside reuses.
 
-    ``inner`` is the middleware between the two boundaries, every one of which forwards
-    ``send`` (:data:`FORWARDS_SEND`), ending at ``problems``; ``None`` when there is none, and
-    this layer then does the problem boundary's work itself. A message reaches the problem
-    boundary's ``send`` exactly when it reaches this one's (the middleware answering by itself
-    never calls the app), so one wrapper notes the response start for both. Every HTTP request
-    is decided as the two layers decide it (tests run every case through both); other scopes
-    go through the two layers themselves.
+    ``inner`` is the middleware between the two boundaries, ending at ``problems``, every one
+    of which calls the app or answers by itself, never both (:data:`FORWARDS_SEND`); ``None``
+    when there is none, and this layer then does the problem boundary's work itself. When the
+    problem boundary receives this layer's wrapper unchanged, a message reaches its ``send``
+    exactly when it reaches this one's, so the wrapper notes the response start for both. Every
+    HTTP request is decided as the two layers decide it (tests run every case through both);
+    other scopes go through the two layers themselves.
     """
 
     def __init__(
@@ -172,11 +172,10 @@ def build_stack(app: Starlette) -> ASGIApp:
         else:
             handlers[key] = value
     problems = ProblemBoundary(app.router.middleware_stack, handlers=handlers, debug=app.debug)
-    if not app.user_middleware:
-        return ErrorBoundary(problems, handler=error_handler, debug=app.debug)
     stack: ASGIApp = problems
     for cls, args, kwargs in reversed(app.user_middleware):
         stack = cls(stack, *args, **kwargs)
-    if all(getattr(cls, FORWARDS_SEND, False) for cls, _, _ in app.user_middleware):
-        return ErrorBoundary(problems, handler=error_handler, debug=app.debug, inner=stack)
+    if all(getattr(cls, FORWARDS_SEND, False) for cls, _, _ in app.user_middleware):  # true for none
+        inner = None if stack is problems else stack
+        return ErrorBoundary(problems, handler=error_handler, debug=app.debug, inner=inner)
     return ServerErrorMiddleware(stack, handler=error_handler, debug=app.debug)
