@@ -6,8 +6,9 @@ app on 127.0.0.1, wrk, round-robin rounds, best round of each; servers and wrk o
 their own, see ``cores.py``). Rows:
 
 * raw ASGI callable (the floor): the same bytes sent with no framework;
-* a raw ASGI callable building a Starlette ``Request`` and sending a ``JSONResponse``: the floor
-  plus the objects every handler of both frameworks receives and returns;
+* a raw ASGI callable building a Starlette ``Request`` and sending Starlette's ``JSONResponse``:
+  the floor plus the objects every Starlette handler receives and returns (an fw handler
+  returns ``fw.JSONResponse``, the same bytes rendered for less: docs/performance.md);
 * the lean-core prototype (``bare_apps.make_lean_prototype``, see docs/performance.md);
 * Starlette; fw.
 

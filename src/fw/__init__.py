@@ -4,7 +4,7 @@ This module is the public surface only; every name is defined in the module its 
 """
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from fw.app import App, run
 
@@ -45,6 +45,7 @@ from fw.markers import (
     secret,
 )
 from fw.problems import BindError, FieldError, Problem, bad_request, field, validation, write_problem
+from fw.responses import JSONResponse
 
 # --- auth pillar exports; authentication is composed into every App at start ---
 # isort: split

@@ -1,0 +1,120 @@
+"""``fw.JSONResponse``: Starlette's ``JSONResponse``, the same bytes and errors for less work.
+
+Starlette renders every JSON response with ``json.dumps(content, ensure_ascii=False,
+allow_nan=False, indent=None, separators=(",", ":"))``: an encoder object built per response
+and the standard library's encoder, together most of what a small handler costs. msgspec writes
+byte for byte the same document for content made only of JSON's own Python types, and
+:func:`render_json` hands it exactly that content:
+
+* ``dict`` (string keys), ``list`` and ``tuple``, nested up to :data:`MAX_PLAIN_DEPTH` levels;
+* ``str`` (msgspec escapes the same characters the same way, for every code point; a lone
+  surrogate, which neither can write as UTF-8, is left to Starlette's call to report);
+* ``int`` within 64 bits, ``bool`` and ``None``;
+* ``float`` zero or with magnitude in [1e-4, 1e16): there ``repr`` writes no exponent, and
+  both write the shortest digits that read back as the same float. Outside that range the
+  two spell the exponent differently (``1e+16`` against ``1e16``).
+
+Anything else (a float with an exponent, NaN, a larger integer, a subclass, an enum, a key
+that is not a string, an object, a cycle) goes to Starlette's own call, so it renders exactly
+as before or raises exactly what it raised. A test compares both renderings on generated
+content.
+
+The headers of a response given no headers of its own are built in one step, as
+``init_headers`` would build them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+from starlette import responses
+from starlette.background import BackgroundTask
+
+#: Deeper content goes to ``json.dumps`` (which also reports a cycle as Starlette did).
+MAX_PLAIN_DEPTH = 32
+_MIN_INT, _MAX_INT = -(2**63), 2**64 - 1
+_encode = msgspec.json.Encoder().encode
+_JSON = "application/json"
+_JSON_TYPE = (b"content-type", _JSON.encode("latin-1"))
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """True when msgspec renders ``value`` exactly as ``json.dumps`` does (see the module)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        fits: bool = _MIN_INT <= value <= _MAX_INT
+        return fits
+    if kind is float:
+        written_plainly: bool = value == 0.0 or 1e-4 <= abs(value) < 1e16  # NaN and infinities fail
+        return written_plainly
+    if depth >= MAX_PLAIN_DEPTH:
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            item_kind = type(item)
+            if item_kind is not str and item is not None and not _plain(item, depth + 1):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        for item in value:  # noqa: SIM110 - a loop, not all() over a generator's frame per item
+            if type(item) is not str and not _plain(item, depth + 1):
+                return False
+        return True
+    return False
+
+
+def render_json(content: Any) -> bytes:
+    """The body Starlette's ``JSONResponse`` renders for ``content``, or the error it raises."""
+    if _plain(content, 0):
+        try:
+            return _encode(content)
+        except UnicodeEncodeError:  # a lone surrogate: Starlette's call below raises it in its own words
+            pass
+    return json.dumps(
+        content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode("utf-8")
+
+
+class JSONResponse(responses.JSONResponse):
+    """A JSON response, as Starlette's (a subclass of it), rendered by :func:`render_json`."""
+
+    def __init__(
+        self,
+        content: Any,
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
+        media_type: str | None = None,
+        background: BackgroundTask | None = None,
+    ) -> None:
+        # Response.__init__'s steps, without the two calls up the class chain.
+        self.status_code = status_code
+        if media_type is not None:
+            self.media_type = media_type
+        self.background = background
+        self.body = self.render(content)
+        self.init_headers(headers)
+
+    def render(self, content: Any) -> bytes:
+        return render_json(content)
+
+    def init_headers(self, headers: Mapping[str, str] | None = None) -> None:
+        status, body = self.status_code, self.body
+        if (
+            headers is None
+            and type(body) is bytes
+            and self.media_type == _JSON
+            and status >= 200
+            and status != 204
+            and status != 304
+        ):
+            # What Response.init_headers builds with no headers given, for this media type.
+            self.raw_headers = [(b"content-length", str(len(body)).encode("latin-1")), _JSON_TYPE]
+            return
+        super().init_headers(headers)
