@@ -16,12 +16,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 import fw.binding.registry as registry
 from fw.binding.info import api_info
 from fw.extension import OpenApiSecurity
+from fw.responses import JSONResponse
 from fw.routing import Pattern
 
 OPENAPI_PATH = "/openapi.json"

@@ -14,7 +14,9 @@ import importlib.resources
 from urllib.parse import unquote, urlencode, urlsplit
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import HTMLResponse
+
+from fw.responses import JSONResponse
 
 
 def s256(verifier: str) -> str:

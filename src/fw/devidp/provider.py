@@ -17,13 +17,14 @@ from joserfc import jwt
 from joserfc.jwk import RSAKey
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from fw.devidp.loopback import LoopbackOnly, redirect_allowed
 from fw.devidp.model import AuthorizationGrant, DeviceGrant, DevUser, ProviderState, RefreshGrant
 from fw.devidp.pages import append_query, basic_credentials, oauth_error, picker_form, request_params, s256
 from fw.devidp.pages import page as _plain_page
+from fw.responses import JSONResponse
 
 TOKEN_LIFETIME = 600
 CODE_LIFETIME = 120

@@ -27,10 +27,11 @@ from joserfc import jwt
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from fw.background import BackgroundServer
+from fw.responses import JSONResponse
 
 SigningKey = RSAKey | ECKey | OKPKey
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fw.auth.accounts import Account
 from fw.auth.assurance.stepup import StepUp, complete, step_up_failed
@@ -46,6 +46,7 @@ from fw.auth.passkeys.live import Live, LiveState
 from fw.auth.sessions.manager import SessionSummary
 from fw.auth.stores.errors import StoreUnavailable
 from fw.problems import Problem
+from fw.responses import JSONResponse
 from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth")

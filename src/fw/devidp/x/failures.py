@@ -11,9 +11,10 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from fw.devidp.x.model import LookupFailure, XUser
+from fw.responses import JSONResponse
 
 #: Bytes of the "oversized" answer: well above any bound a client puts on a profile.
 OVERSIZED_BYTES = 2 * 1024 * 1024

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from fw.devidp.loopback import LoopbackOnly, redirect_allowed
@@ -42,6 +42,7 @@ from fw.devidp.x.model import (
     XTokenGrant,
     XUser,
 )
+from fw.responses import JSONResponse
 
 AVATAR_PREFIX = "/profile_images/"
 #: Every path the stand-in answers (to serve it next to another application).

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from urllib.parse import parse_qs
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import OidcError
@@ -28,6 +28,7 @@ from fw.auth.oidc.backchannel import MAX_LOGOUT_TOKEN_BYTES, LogoutToken, verify
 from fw.auth.sessions.marks import provider_session_mark, provider_subject_mark
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import CeremonyStore
+from fw.responses import JSONResponse
 
 logger = logging.getLogger("fw.auth")
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fw.auth.browser.answers import unavailable
 from fw.auth.passkey import PasskeyMalformed
@@ -25,6 +25,7 @@ from fw.auth.passkeys.guards import read_json
 from fw.auth.passkeys.live import LiveState
 from fw.auth.stores.errors import StoreUnavailable
 from fw.problems import Problem
+from fw.responses import JSONResponse
 from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth")
