@@ -13,7 +13,7 @@ their own, see ``cores.py``). Rows:
 * Starlette; fw.
 
     .venv/bin/python benchmarks/bare_route.py [--iterations 100] [--rounds 300] [--seconds 8]
-        [--http-rounds 3] [--skip-http] [--profile]
+        [--http-rounds 3] [--skip-http] [--profile] [--instructions]
 
 ``--profile`` prints a cProfile summary of fw's in-process path (by own time). To measure
 another fw tree the same way (say the commit before a change), point ``FW_BENCH_SRC`` at its
@@ -21,6 +21,11 @@ another fw tree the same way (say the commit before a change), point ``FW_BENCH_
 
     git archive <commit> src | tar -x -C /tmp/fw-before
     FW_BENCH_SRC=/tmp/fw-before/src .venv/bin/python benchmarks/bare_route.py --skip-http
+
+``--instructions`` also counts each app's instructions per request with callgrind
+(``callgrind.py``): figures that do not move with the machine's load, so two trees compare
+exactly. The counts include the in-process harness (an event-loop step per request), the same
+for every app: read them as differences, the "above the floor" column.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
 
+import callgrind  # noqa: E402
 import cores  # noqa: E402
 
 SCOPE: dict[str, Any] = {
@@ -56,13 +62,20 @@ def apps() -> list[tuple[str, str, Any]]:
     from starlette.requests import Request
     from starlette.responses import JSONResponse
 
+    import fw
+
     async def objects_only(scope: dict[str, Any], receive: Any, send: Any) -> None:
         Request(scope, receive, send)
         await JSONResponse(bare_apps.ANSWER)(scope, receive, send)
 
+    async def fw_objects(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        Request(scope, receive, send)
+        await fw.JSONResponse(bare_apps.ANSWER)(scope, receive, send)
+
     return [
         ("raw ASGI callable (the floor)", "raw_asgi", bare_apps.raw_asgi),
         ("raw ASGI + Request + JSONResponse", "", objects_only),
+        ("raw ASGI + Request + fw.JSONResponse", "", fw_objects),
         ("lean-core prototype", "lean_app", bare_apps.lean_app),
         ("Starlette", "starlette_app", bare_apps.starlette_app),
         ("fw", "fw_app", bare_apps.fw_app),
@@ -105,6 +118,36 @@ def in_process(iterations: int, rounds: int) -> dict[str, float]:
 
     asyncio.run(run())
     return best
+
+
+def count_one(label: str, requests: int) -> None:
+    """``requests`` requests of the app ``label`` through :func:`callgrind.run_counted`."""
+    import fw.configuration
+
+    fw.configuration.ensure_parsed()
+    app = dict((name, found) for name, _, found in apps())[label]
+    loop = asyncio.new_event_loop()
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start" and message["status"] != 200:
+            raise RuntimeError(f"{label} answered {message['status']}")
+
+    async def call(times: int) -> None:
+        for _ in range(times):
+            await app(dict(SCOPE), _receive, send)
+
+    loop.run_until_complete(call(300))
+    callgrind.run_counted(lambda: loop.run_until_complete(call(1)), requests)
+    loop.close()
+
+
+def instructions(requests: int) -> dict[str, float]:
+    """Instructions per request of each app, each counted in a process of its own."""
+    counted = {}
+    for label, _, _ in apps():
+        arguments = [__file__, "--count", label, "--requests", str(requests)]
+        counted[label] = callgrind.instructions_per_call(arguments, requests)
+    return counted
 
 
 def profile(iterations: int) -> None:
@@ -196,7 +239,13 @@ def main() -> None:
     parser.add_argument("--http-rounds", type=int, default=3)
     parser.add_argument("--skip-http", action="store_true")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions (valgrind)")
+    parser.add_argument("--requests", type=int, default=1000, help="requests counted per app")
+    parser.add_argument("--count", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.count:
+        count_one(args.count, args.requests)
+        return
     if args.profile:
         profile(20_000)
         return
@@ -207,6 +256,14 @@ def main() -> None:
     print("|---|---:|---:|")
     for label, value in times.items():
         print(f"| {label} | {value:.2f} | {starlette / value:.2f}x |")
+    if args.instructions:
+        counted = instructions(args.requests)
+        floor = counted["raw ASGI callable (the floor)"]
+        print(f"\nInstructions per request (callgrind, {args.requests} requests, each app in a process):\n")
+        print("| app | instructions | above the floor |")
+        print("|---|---:|---:|")
+        for label, value in counted.items():
+            print(f"| {label} | {value:,.0f} | {value - floor:+,.0f} |")
     if args.skip_http:
         return
     rps = over_http(args.seconds, args.connections, args.http_rounds)

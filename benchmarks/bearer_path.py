@@ -4,7 +4,10 @@ The App is the one ``jwt_rps.py`` serves (``jwt_servers.fw_app``: revocation off
 verified-token cache on), called as an ASGI callable with no HTTP server. Rows: a bare route
 (no token), ``GET /api/me`` with the same token on every request (served from the cache), and
 with a different token on every request (cycling through 6,000 tokens, more than the cache's
-doorkeeper remembers, so every one is verified; see ``jwt_rps.py``).
+doorkeeper remembers, so every one is verified; see ``jwt_rps.py``). A last row is not fw: the
+floor of ``jwt_rps.py`` (``jwt_servers.floor_app``, a raw ASGI callable checking the RSA
+signature and nothing else) on the same different tokens, so that what fw's whole request adds
+to the signature check reads off the same table.
 
 Two measures:
 
@@ -26,9 +29,7 @@ import argparse
 import asyncio
 import itertools
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,9 +42,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
 
-ROWS = ("bare route", "repeated token", "different token")
-#: Collection under callgrind is on only inside this C function, which runs each measured request.
-_TOGGLE = "starmap_next"
+import callgrind  # noqa: E402
+
+ROWS = ("bare route", "repeated token", "different token", "the floor, different token")
 _BASE: dict[str, Any] = {
     "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
     "scheme": "http", "query_string": b"", "root_path": "", "client": ("127.0.0.1", 5000),
@@ -88,7 +89,11 @@ class Bench:
             "bare route": lambda: dict(bare),
             "repeated token": lambda: dict(repeated),
             "different token": lambda: dict(next(cycle)),
+            "the floor, different token": lambda: dict(next(cycle)),
         }
+        floor = jwt_servers.floor_app(issuer)
+        self.apps: dict[str, Any] = dict.fromkeys(self.scopes, self.app)
+        self.apps["the floor, different token"] = floor
         self.status: list[int] = []
 
     async def send(self, message: dict[str, Any]) -> None:
@@ -96,9 +101,9 @@ class Bench:
             self.status.append(message["status"])
 
     async def call(self, row: str, iterations: int) -> None:
-        scope = self.scopes[row]
+        scope, app = self.scopes[row], self.apps[row]
         for _ in range(iterations):
-            await self.app(scope(), _receive, self.send)
+            await app(scope(), _receive, self.send)
         if self.status[-1] != 200:
             raise RuntimeError(f"{row} answered {self.status[-1]}")
 
@@ -125,7 +130,7 @@ def timed(issuer: str, tokens: list[str], rounds: int, iterations: int) -> dict[
 
 
 def count_one(row: str, requests: int, issuer: str, token_file: str) -> None:
-    """Run ``requests`` requests of ``row``, each inside ``_TOGGLE`` (run under callgrind)."""
+    """Run ``requests`` requests of ``row`` through :func:`callgrind.run_counted`."""
     bench = Bench(issuer, Path(token_file).read_text().split())
     try:
         bench.loop.run_until_complete(bench.call(row, 300))
@@ -133,30 +138,21 @@ def count_one(row: str, requests: int, issuer: str, token_file: str) -> None:
         def one() -> None:
             bench.loop.run_until_complete(bench.call(row, 1))
 
-        list(itertools.starmap(one, itertools.repeat((), requests)))
+        callgrind.run_counted(one, requests)
     finally:
         bench.close()
 
 
 def instructions(issuer: str, tokens: list[str], requests: int) -> dict[str, float]:
     """Each row counted in a process of its own under callgrind, against the same issuer."""
-    if shutil.which("valgrind") is None:
-        sys.exit("valgrind is not installed (apt-get install -y valgrind)")
     counted: dict[str, float] = {}
     with tempfile.NamedTemporaryFile("w", suffix=".tokens") as token_file:
         token_file.write("\n".join(tokens))
         token_file.flush()
         for row in ROWS:
-            command = [
-                "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={_TOGGLE}",
-                "--callgrind-out-file=/dev/null", sys.executable, __file__, "--count", row,
-                "--requests", str(requests), "--issuer", issuer, "--token-file", token_file.name,
-            ]  # fmt: skip
-            done = subprocess.run(command, capture_output=True, text=True, check=True)
-            found = re.search(r"Collected : (\d+)", done.stderr)
-            if found is None:
-                raise RuntimeError(f"callgrind reported no count for {row}:\n{done.stderr[-2000:]}")
-            counted[row] = int(found.group(1)) / requests
+            arguments = [__file__, "--count", row, "--requests", str(requests)]
+            arguments += ["--issuer", issuer, "--token-file", token_file.name]
+            counted[row] = callgrind.instructions_per_call(arguments, requests)
     return counted
 
 

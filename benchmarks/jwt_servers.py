@@ -251,14 +251,13 @@ def serve_starlette(options: dict[str, Any]) -> None:
     uvicorn.run(app, host="127.0.0.1", port=options["port"], log_level="warning", access_log=False)
 
 
-def serve_floor(options: dict[str, Any]) -> None:
+def floor_app(issuer: str) -> Any:
     """The floor of a verified bearer request, not a peer: a raw ASGI callable that checks the RS256
     signature with ``cryptography`` and nothing else (no claim, no revocation, no framework). No
     server that verifies each token can answer faster on the same HTTP server."""
     import base64
 
     import httpx2
-    import uvicorn
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -266,7 +265,7 @@ def serve_floor(options: dict[str, Any]) -> None:
     def b64(text: str) -> bytes:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
-    meta = httpx2.get(f"{options['issuer']}/.well-known/openid-configuration").json()
+    meta = httpx2.get(f"{issuer}/.well-known/openid-configuration").json()
     keys: dict[str, rsa.RSAPublicKey] = {}
     for jwk in httpx2.get(meta["jwks_uri"]).json()["keys"]:
         numbers = rsa.RSAPublicNumbers(int.from_bytes(b64(jwk["e"])), int.from_bytes(b64(jwk["n"])))
@@ -294,6 +293,14 @@ def serve_floor(options: dict[str, Any]) -> None:
         await send({"type": "http.response.start", "status": status, "headers": json_type})
         await send({"type": "http.response.body", "body": body})
 
+    return app
+
+
+def serve_floor(options: dict[str, Any]) -> None:
+    """:func:`floor_app` served by uvicorn."""
+    import uvicorn
+
+    app = floor_app(options["issuer"])
     uvicorn.run(app, host="127.0.0.1", port=options["port"], log_level="warning", access_log=False)
 
 
