@@ -251,30 +251,36 @@ def main() -> None:
         return
     times = in_process(args.iterations, args.rounds)
     starlette = times["Starlette"]
-    print(f"In process: best of {args.rounds} interleaved rounds x {args.iterations} requests\n")
-    print("| app | µs per request | Starlette time / app time |")
-    print("|---|---:|---:|")
-    for label, value in times.items():
-        print(f"| {label} | {value:.2f} | {starlette / value:.2f}x |")
+    _table(
+        f"In process: best of {args.rounds} interleaved rounds x {args.iterations} requests",
+        ("µs per request", "Starlette time / app time"),
+        {label: (f"{value:.2f}", f"{starlette / value:.2f}x") for label, value in times.items()},
+    )
     if args.instructions:
         counted = instructions(args.requests)
         floor = counted["raw ASGI callable (the floor)"]
-        print(f"\nInstructions per request (callgrind, {args.requests} requests, each app in a process):\n")
-        print("| app | instructions | above the floor |")
-        print("|---|---:|---:|")
-        for label, value in counted.items():
-            print(f"| {label} | {value:,.0f} | {value - floor:+,.0f} |")
+        _table(
+            f"Instructions per request (callgrind, {args.requests} requests, each app in a process)",
+            ("instructions", "above the floor"),
+            {label: (f"{value:,.0f}", f"{value - floor:+,.0f}") for label, value in counted.items()},
+        )
     if args.skip_http:
         return
     rps = over_http(args.seconds, args.connections, args.http_rounds)
-    print(
-        f"\nOver HTTP: uvicorn, one worker each, wrk -t1 -c{args.connections} -d{args.seconds}s, "
-        f"best of {args.http_rounds} round-robin rounds, {cores.description()}\n"
+    _table(
+        f"Over HTTP: uvicorn, one worker each, wrk -t1 -c{args.connections} -d{args.seconds}s, "
+        f"best of {args.http_rounds} round-robin rounds, {cores.description()}",
+        ("req/s", "/ Starlette"),
+        {label: (f"{value:,.0f}", f"{value / rps['Starlette']:.2f}x") for label, value in rps.items()},
     )
-    print("| app | req/s | / Starlette |")
-    print("|---|---:|---:|")
-    for label, value in rps.items():
-        print(f"| {label} | {value:,.0f} | {value / rps['Starlette']:.2f}x |")
+
+
+def _table(title: str, columns: tuple[str, str], rows: dict[str, tuple[str, str]]) -> None:
+    """A Markdown table of one figure and one ratio per app, under ``title``."""
+    print(f"{title}\n\n| app | {columns[0]} | {columns[1]} |\n|---|---:|---:|")
+    for label, (figure, ratio) in rows.items():
+        print(f"| {label} | {figure} | {ratio} |")
+    print()
 
 
 if __name__ == "__main__":

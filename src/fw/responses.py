@@ -31,7 +31,6 @@ from typing import Any
 
 import msgspec
 from starlette import responses
-from starlette.background import BackgroundTask
 
 #: Deeper content goes to ``json.dumps`` (which also reports a cycle as Starlette did).
 MAX_PLAIN_DEPTH = 32
@@ -58,8 +57,7 @@ def _plain(value: Any, depth: int) -> bool:
         for key, item in value.items():
             if type(key) is not str:
                 return False
-            item_kind = type(item)
-            if item_kind is not str and item is not None and not _plain(item, depth + 1):
+            if type(item) is not str and item is not None and not _plain(item, depth + 1):
                 return False
         return True
     if kind is list or kind is tuple:
@@ -84,22 +82,6 @@ def render_json(content: Any) -> bytes:
 
 class JSONResponse(responses.JSONResponse):
     """A JSON response, as Starlette's (a subclass of it), rendered by :func:`render_json`."""
-
-    def __init__(
-        self,
-        content: Any,
-        status_code: int = 200,
-        headers: Mapping[str, str] | None = None,
-        media_type: str | None = None,
-        background: BackgroundTask | None = None,
-    ) -> None:
-        # Response.__init__'s steps, without the two calls up the class chain.
-        self.status_code = status_code
-        if media_type is not None:
-            self.media_type = media_type
-        self.background = background
-        self.body = self.render(content)
-        self.init_headers(headers)
 
     def render(self, content: Any) -> bytes:
         return render_json(content)
