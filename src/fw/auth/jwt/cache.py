@@ -64,11 +64,7 @@ def token_digest(token: str) -> bytes:
     With :func:`signed_prefix` compared verbatim, the pair identifies the whole token: no two
     tokens can share an entry.
     """
-    return _signature_digest(token, token.rfind(".") + 1)
-
-
-def _signature_digest(token: str, start: int) -> bytes:
-    return _sha256(token[start:].encode("utf-8", "surrogatepass")).digest()
+    return _sha256(token[token.rfind(".") + 1 :].encode("utf-8", "surrogatepass")).digest()
 
 
 def signed_prefix(token: str) -> str:
@@ -104,11 +100,13 @@ class TokenCache:
         entry = self._entries.get(index)
         if entry is None:
             return None
+        # The same signed segments, then the same signature segment: what follows the prefix is
+        # the signature only if it digests to the entry's (a token with more segments after the
+        # prefix has another last segment, whose digest differs), so no search for the last dot.
         prefix = entry.prefix
-        start = token.rfind(".") + 1  # where the signature segment starts
-        if start != len(prefix) or not token.startswith(prefix):
+        if not token.startswith(prefix):
             return None
-        if entry.digest != _signature_digest(token, start):
+        if entry.digest != _sha256(token[len(prefix) :].encode("utf-8", "surrogatepass")).digest():
             return None
         if now >= entry.expires_at:
             del self._entries[index]
