@@ -120,7 +120,7 @@ async def test_the_remembered_entry_is_there_only_for_an_admitted_token_and_hold
     assert verifier.remembered(token) is None
 
 
-async def test_settle_now_gives_a_remembered_tokens_entry_and_checks_any_other_with_the_key_at_hand() -> None:
+async def test_check_now_checks_a_token_with_the_key_at_hand_without_looking_in_the_cache() -> None:
     issuer = LocalIssuer()
     keys, clock = Keys(issuer), Clock()
     at_hand = Verifier(
@@ -141,15 +141,17 @@ async def test_settle_now_gives_a_remembered_tokens_entry_and_checks_any_other_w
         return finish(token, *parts, **options)
 
     at_hand._finish = counted  # type: ignore[method-assign]
-    entry = at_hand.settle_now(token)
-    assert entry == at_hand.remembered(token) and isinstance(entry, CachedToken)
-    checked = at_hand.settle_now(other)
+    assert isinstance(at_hand.remembered(token), CachedToken)
+    checked = at_hand.check_now(other)
     assert isinstance(checked, VerifiedToken) and checked.identity == "bob"
     assert finished == [other]
+    again = at_hand.check_now(token)  # remembered, but checked all the same
+    assert finished == [other, token] and again == await at_hand.verify(token)
     assert at_hand.verify_now(token) == await at_hand.verify(token)
-    assert _verifier(keys, clock).settle_now(other) is None  # no key at hand: left to check()
+    assert finished == [other, token]  # verify_now and verify answered from the cache
+    assert _verifier(keys, clock).check_now(other) is None  # no key at hand: left to check()
     with pytest.raises(TokenRejected):
-        at_hand.settle_now(_mint(issuer, audience="elsewhere"))
+        at_hand.check_now(_mint(issuer, audience="elsewhere"))
 
 
 async def test_each_request_gets_its_own_claims_and_header_from_a_cached_token() -> None:

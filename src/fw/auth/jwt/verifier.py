@@ -142,27 +142,20 @@ class Verifier:
         up and finishes. A request whose token and key are both known is then served without
         a coroutine.
         """
-        found = self.settle_now(token)
-        return self._recalled(found) if isinstance(found, CachedToken) else found
+        entry = self.remembered(token)
+        return self._recalled(entry) if entry is not None else self.check_now(token)
 
-    def settle_now(self, token: str) -> CachedToken | VerifiedToken | None:
-        """:meth:`verify_now` for a caller that can use a cache entry as it is.
+    def check_now(self, token: str) -> VerifiedToken | None:
+        """Every check with the key at hand, without looking in the cache first; ``None`` when
+        the key must be awaited (:meth:`check` then finishes); raises :class:`TokenRejected`.
 
-        The cache's entry for a remembered token (its claims a fresh dict on each call), else
-        the :class:`VerifiedToken` of every check with the key at hand, else ``None`` when the
-        key must be awaited; raises :class:`TokenRejected`. A request needing only the identity
-        and the claims is then spared the :class:`VerifiedToken` and header copy
-        :meth:`verify_now` builds from an entry.
+        For a caller that just asked :meth:`remembered` for this token: the bearer middleware
+        serves a remembered token from its entry as it is (the identity and a fresh claims dict
+        are all a request needs) and checks any other token here, without a coroutine.
         """
-        cache = self.cache
-        version = None
-        if cache is not None:
-            version = self._key_version()
-            entry = cache.get(token, self._clock(), version)
-            if entry is not None:
-                return entry
         if self._fresh_key is None:
             return None
+        version = self._key_version() if self.cache is not None else None
         header, signing_input, signature = self._jws.split(token)
         key = self._fresh_key(header.get("kid"), header["alg"])
         if key is None:
