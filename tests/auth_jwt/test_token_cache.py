@@ -205,18 +205,18 @@ async def test_an_entry_is_never_used_past_the_tokens_exp_even_inside_the_leeway
 
 
 def test_the_table_itself_refuses_an_entry_already_past_its_exp() -> None:
-    cache = TokenCache(4)
+    cache = TokenCache(4, clock=lambda: NOW, key_version=lambda: 1)
     entry = CachedToken(token_digest("t"), dict, {}, "alice", None, NOW - 600, NOW - 300)
-    cache.put("t", entry, NOW, version=1)
-    assert cache.get("t", NOW, version=1) is None
+    cache.put("t", entry, version=1)
+    assert cache.get("t") is None
     assert len(cache) == 0
 
 
 def test_an_entry_answers_only_the_token_whose_digest_it_holds() -> None:
-    cache = TokenCache(4)
+    cache = TokenCache(4, clock=lambda: NOW, key_version=lambda: 1)
     entry = CachedToken(token_digest("other"), dict, {}, "alice", None, NOW, NOW + 300)
-    cache.put("t", entry, NOW, version=1)  # filed under "t" but vouching for another token
-    assert cache.get("t", NOW, version=1) is None
+    cache.put("t", entry, version=1)  # filed under "t" but vouching for another token
+    assert cache.get("t") is None
 
 
 @pytest.mark.parametrize(
@@ -225,15 +225,15 @@ def test_an_entry_answers_only_the_token_whose_digest_it_holds() -> None:
 def test_an_entry_answers_no_token_differing_in_any_segment_even_with_the_same_signature(
     presented: str,
 ) -> None:
-    cache = TokenCache(4)
+    cache = TokenCache(4, clock=lambda: NOW, key_version=lambda: 1)
     vouched = "h.p.s"
     entry = CachedToken(
         token_digest(vouched), dict, {}, "alice", None, NOW, NOW + 300, prefix=signed_prefix(vouched)
     )
-    cache.put(presented, entry, NOW, version=1)  # filed under the presented token's hash
-    assert cache.get(presented, NOW, version=1) is None
-    cache.put(vouched, entry, NOW, version=1)
-    assert cache.get(vouched, NOW, version=1) is entry
+    cache.put(presented, entry, version=1)  # filed under the presented token's hash
+    assert cache.get(presented) is None
+    cache.put(vouched, entry, version=1)
+    assert cache.get(vouched) is entry
 
 
 async def test_the_least_recently_used_token_is_evicted_when_the_cache_is_full() -> None:
@@ -419,18 +419,18 @@ async def test_a_cached_token_and_a_checked_token_give_the_handler_the_same_call
 
 
 def test_tokens_cycling_past_the_doorkeepers_memory_are_never_served_from_the_cache() -> None:
-    cache = TokenCache(8)
+    cache = TokenCache(8, clock=lambda: NOW, key_version=lambda: 1)
     tokens = [f"h.p.s{n}" for n in range(SEEN_PER_ENTRY * cache.size + 1)]
     hits = 0
     for n in range(5 * len(tokens)):
         token = tokens[n % len(tokens)]
-        if cache.get(token, NOW, version=1) is not None:
+        if cache.get(token) is not None:
             hits += 1
         elif cache.admits(token):
             entry = CachedToken(
                 token_digest(token), dict, {}, "a", None, NOW, NOW + 300, prefix=signed_prefix(token)
             )
-            cache.put(token, entry, NOW, version=1)
+            cache.put(token, entry, version=1)
     assert hits == 0
 
 

@@ -29,6 +29,7 @@ request's.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -75,15 +76,24 @@ def signed_prefix(token: str) -> str:
 class TokenCache:
     """A bounded LRU of verified tokens, valid for one version of the issuer's key set.
 
-    ``size`` is the most entries kept (positive). ``version`` is whatever identifies the key
-    set the entries were verified with; :meth:`get` and :meth:`put` with another version drop
-    every entry (and the doorkeeper's memory) first.
+    ``size`` is the most entries kept (positive). ``clock`` gives the time compared with each
+    entry's ``exp``; ``key_version`` whatever identifies the key set in use, asked on every
+    lookup: :meth:`get` and :meth:`put` under another version drop every entry (and the
+    doorkeeper's memory) first.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(
+        self,
+        size: int,
+        *,
+        clock: Callable[[], float] = time.time,
+        key_version: Callable[[], object] = lambda: None,
+    ) -> None:
         if size <= 0:
             raise ValueError(f"a token cache holds at least one entry, not {size}")
         self.size = size
+        self._clock = clock
+        self._key_version = key_version
         self._entries: OrderedDict[int, CachedToken] = OrderedDict()
         self._seen: set[int] = set()
         self._version: object = None
@@ -91,8 +101,12 @@ class TokenCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, token: str, now: float, version: object) -> CachedToken | None:
-        """The entry for ``token`` if it is still before its ``exp`` under key set ``version``."""
+    def get(self, token: str) -> CachedToken | None:
+        """The entry for ``token`` if it is still before its ``exp`` under the current key set.
+
+        The lookup of every request repeating its token: everything it needs is in this one call.
+        """
+        version = self._key_version()
         if version != self._version:
             self._switch(version)
             return None
@@ -108,7 +122,7 @@ class TokenCache:
             return None
         if entry.digest != _sha256(token[len(prefix) :].encode("utf-8", "surrogatepass")).digest():
             return None
-        if now >= entry.expires_at:
+        if self._clock() >= entry.expires_at:
             del self._entries[index]
             return None
         self._entries.move_to_end(index)
@@ -125,11 +139,11 @@ class TokenCache:
         self._seen.add(index)
         return False
 
-    def put(self, token: str, entry: CachedToken, now: float, version: object) -> None:
-        """Remember a verified token; one already past its ``exp`` is not kept."""
+    def put(self, token: str, entry: CachedToken, version: object) -> None:
+        """Remember a token verified under key set ``version``; one already past its ``exp`` is not kept."""
         if version != self._version:
             self._switch(version)
-        if now >= entry.expires_at:
+        if self._clock() >= entry.expires_at:
             return
         index = hash(token)
         self._entries.pop(index, None)  # another token with the same string hash gives way

@@ -43,6 +43,11 @@ def _no_version() -> object:
     return None
 
 
+def _nothing_remembered(token: str) -> CachedToken | None:
+    """What a verifier without a cache remembers of any token."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Policy:
     """What an acceptable access token looks like for one API."""
@@ -115,7 +120,13 @@ class Verifier:
         fresh_key: FreshKey | None = None,
     ) -> None:
         self.policy = policy
-        self.cache = TokenCache(cache_size) if cache_size > 0 else None
+        self.cache = TokenCache(cache_size, clock=clock, key_version=key_version) if cache_size > 0 else None
+        #: ``remembered(token)``: the cache's entry for ``token`` (a token that passed every
+        #: check), if it has one. The cache's own lookup, so a request repeating its token
+        #: costs one call here.
+        self.remembered: Callable[[str], CachedToken | None] = (
+            self.cache.get if self.cache is not None else _nothing_remembered
+        )
         self._key_version = key_version
         self._fresh_key = fresh_key
         self._jws = JwsVerifier(policy.algorithms, max_bytes=MAX_TOKEN_BYTES)
@@ -161,13 +172,6 @@ class Verifier:
         if key is None:
             return None
         return self._finish(token, version, header, signing_input, signature, key)
-
-    def remembered(self, token: str) -> CachedToken | None:
-        """The cache's entry for ``token`` (a token that passed every check), if it has one."""
-        cache = self.cache
-        if cache is None:
-            return None
-        return cache.get(token, self._clock(), self._key_version())
 
     def _recalled(self, entry: CachedToken) -> VerifiedToken:
         """The verified token a cache entry stands for, with its own claims and header."""
@@ -224,7 +228,7 @@ class Verifier:
                 exp,
                 signed_prefix(token),
             )
-            cache.put(token, entry, self._clock(), version)
+            cache.put(token, entry, version)
         return verified
 
     def _check_claims(self, header: dict[str, Any], claims: dict[str, Any]) -> tuple[VerifiedToken, float]:
