@@ -17,7 +17,7 @@ import fw
 from fw.auth.browser.middleware import BrowserSessionMiddleware
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware
 from fw.problems import Problem
-from fw.stack import FORWARDS_SEND, ErrorBoundary, ProblemBoundary
+from fw.stack import AS_LAYER, BEFORE, FORWARDS_SEND, Decision, ErrorBoundary, ProblemBoundary
 
 Inner = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
@@ -198,6 +198,55 @@ class Answering(Forwarding):
         await send({"type": "http.response.body", "body": b"refused"})
 
 
+class Hooked(Forwarding):
+    """Middleware offering ``fw_before``, its ``__call__`` deciding through it (as fw's bearer middleware)."""
+
+    def fw_before(self, scope: dict[str, Any]) -> Decision:
+        scope.setdefault("passed", []).append(type(self).__name__)
+        return None
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        decision = self.fw_before(scope)
+        if decision is None:
+            await self.app(scope, receive, send)
+        elif decision is AS_LAYER:
+            await self.serve(scope, receive, send)
+        else:
+            await send(decision[0])
+            await send(decision[1])
+
+    async def serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        raise AssertionError("only a hook answering AS_LAYER serves as a layer")
+
+
+class HookAnswering(Hooked):
+    """A hook answering the request itself (as a refused token is)."""
+
+    def fw_before(self, scope: dict[str, Any]) -> Decision:
+        return (
+            {"type": "http.response.start", "status": 401, "headers": [(b"www-authenticate", b"Bearer")]},
+            {"type": "http.response.body", "body": b"refused by a hook"},
+        )
+
+
+class HookAsLayer(Hooked):
+    """A hook handing the request to its middleware, which wraps ``send`` (as DPoP does)."""
+
+    def fw_before(self, scope: dict[str, Any]) -> Decision:
+        return AS_LAYER
+
+    async def serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        scope.setdefault("passed", []).append("HookAsLayer served")
+        await Wrapping(self.app)(scope, receive, send)
+
+
+class HookFailing(Hooked):
+    """A hook that fails (a bug in a middleware): the server error boundary answers."""
+
+    def fw_before(self, scope: dict[str, Any]) -> Decision:
+        raise RuntimeError("a bug in a hook")
+
+
 MIDDLEWARE: dict[str, tuple[type[Forwarding], ...]] = {
     "none": (),
     "one forwarding send": (Forwarding,),
@@ -205,6 +254,14 @@ MIDDLEWARE: dict[str, tuple[type[Forwarding], ...]] = {
     "one wrapping send": (Wrapping,),
     "forwarding around wrapping": (Forwarding, Wrapping),
     "one answering by itself": (Answering,),
+    "one hook": (Hooked,),
+    "two hooks": (Hooked, Hooked),
+    "a hook answering": (HookAnswering,),
+    "a hook, then one answering": (Hooked, HookAnswering),
+    "a hook serving as a layer": (HookAsLayer,),
+    "a hook, then one serving as a layer, then a hook": (Hooked, HookAsLayer, Hooked),
+    "a failing hook": (HookFailing,),
+    "a hook beside a middleware without one": (Hooked, Forwarding),
 }
 
 
@@ -217,10 +274,17 @@ def _run_outer(
 
     problems = ProblemBoundary(inner, handlers=handlers)
     stack: Any = problems
+    layers: list[Any] = []
     for cls in reversed(middleware):
         stack = cls(stack)
+        layers.insert(0, stack)
     if merged:
-        stack = ErrorBoundary(problems, **options, inner=stack if middleware else None)
+        hooks = (
+            [(layer.fw_before, layer) for layer in layers]
+            if all(hasattr(m, BEFORE) for m in layers)
+            else None
+        )
+        stack = ErrorBoundary(problems, **options, inner=stack if middleware else None, hooks=hooks)
     else:
         stack = ServerErrorMiddleware(stack, **options)
     sent, raised = _call(stack)
@@ -352,3 +416,48 @@ def test_one_middleware_not_known_to_forward_send_keeps_starlettes_two_boundarie
 @pytest.mark.parametrize("middleware", [BearerMiddleware, BrowserSessionMiddleware])
 def test_the_auth_pillars_middleware_lets_an_app_share_one_boundary_wrapper(middleware: type) -> None:
     assert getattr(middleware, FORWARDS_SEND) is True
+
+
+def test_an_app_whose_middleware_all_offer_a_hook_calls_the_hooks_instead_of_the_layers() -> None:
+    app = fw.App()
+    app.add_middleware(Hooked)
+    app.add_middleware(Hooked)
+
+    @app.route("GET /x")
+    async def passed(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"passed": request.scope["passed"]})
+
+    stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
+    assert type(stack) is ErrorBoundary
+    assert [type(layer) for _, layer in stack._hooks] == [Hooked, Hooked]
+    sent, raised = _call(app)
+    assert raised is None
+    assert (sent[0]["status"], sent[1]["body"]) == (200, b'{"passed":["Hooked","Hooked"]}')
+
+
+def test_a_hook_answering_as_layer_has_its_middleware_serve_the_rest_of_the_chain() -> None:
+    app = fw.App()
+    app.add_middleware(Hooked)
+    app.add_middleware(HookAsLayer)
+    app.add_middleware(Hooked)
+
+    @app.route("GET /x")
+    async def passed(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"passed": request.scope["passed"]})
+
+    sent, raised = _call(app)
+    assert raised is None
+    assert sent[1]["body"] == b'{"passed":["Hooked","HookAsLayer served","Hooked"]}'
+    assert (b"x-wrapped", b"1") in sent[0]["headers"]
+
+
+def test_middleware_without_a_hook_keeps_every_middleware_a_layer() -> None:
+    app = fw.App()
+    app.add_middleware(Hooked)
+    app.add_middleware(Forwarding)
+    stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
+    assert type(stack) is ErrorBoundary and stack._hooks == ()
+
+
+def test_the_bearer_middleware_offers_a_hook() -> None:
+    assert callable(getattr(BearerMiddleware, BEFORE))

@@ -15,6 +15,11 @@ that order and behaviour, and changes what two layers cost on every HTTP request
   itself, never both (:data:`FORWARDS_SEND`): when the problem boundary receives the outer
   wrapper unchanged, both see the same messages, so one wrapper serves both. With no
   middleware at all it is a single layer: one coroutine instead of two.
+* middleware offering :data:`BEFORE` (fw's bearer middleware) is called as a hook by the
+  :class:`ErrorBoundary` when every middleware between the boundaries offers it: a plain call
+  deciding the request before the app, instead of a coroutine layer (and the problem
+  boundary's layer) per request; a request the hook cannot decide without awaiting is served
+  by the middleware as the layer it also is.
 * the router is entered at its own middleware stack (``Router.__call__`` only forwards there).
 
 The App calls the stack itself and sets ``scope["app"]`` as ``Starlette.__call__`` does.
@@ -22,6 +27,8 @@ The App calls the stack itself and sets ``scope["app"]`` as ``Starlette.__call__
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from starlette._exception_handler import _lookup_exception_handler
@@ -38,6 +45,26 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 #: either calls the app once (with the ``send`` it was given, or a wrapper of it) or answers by
 #: itself, never both. Such middleware may sit inside an :class:`ErrorBoundary`.
 FORWARDS_SEND = "fw_forwards_send"
+
+#: A middleware method, ``fw_before(scope)``, offered by middleware that also forwards send
+#: (:data:`FORWARDS_SEND`): the middleware's own decision on an HTTP request, made without
+#: awaiting, exactly as its ``__call__`` would make it. It answers ``None`` when the app is to be
+#: called with the same ``send`` (anything the middleware found is recorded in the scope), a
+#: pair of messages (``http.response.start``, ``http.response.body``) to answer with instead,
+#: or :data:`AS_LAYER` when the request needs what only the middleware's ``__call__`` does
+#: (awaiting, wrapping ``send``), which then serves it.
+BEFORE = "fw_before"
+
+
+class _AsLayer(enum.Enum):
+    AS_LAYER = enum.auto()
+
+
+#: What a :data:`BEFORE` hook answers for a request its middleware must serve as a layer.
+AS_LAYER = _AsLayer.AS_LAYER
+
+#: What a :data:`BEFORE` hook answers.
+Decision = tuple[Message, Message] | _AsLayer | None
 
 
 class _Tracker:
@@ -112,9 +139,17 @@ class ErrorBoundary(ServerErrorMiddleware):
     of which calls the app or answers by itself, never both (:data:`FORWARDS_SEND`); ``None``
     when there is none, and this layer then does the problem boundary's work itself. When the
     problem boundary receives this layer's wrapper unchanged, a message reaches its ``send``
-    exactly when it reaches this one's, so the wrapper notes the response start for both. Every
-    HTTP request is decided as the two layers decide it (tests run every case through both);
-    other scopes go through the two layers themselves.
+    exactly when it reaches this one's, so the wrapper notes the response start for both.
+
+    ``hooks`` is given when every one of those middleware offers :data:`BEFORE`: each one's
+    hook, with the middleware itself, outermost first. An HTTP request then asks the hooks in
+    order and, when none answers, this layer does the problem boundary's work itself; a hook
+    answering :data:`AS_LAYER` hands the request to its middleware, called as the layer it is
+    (the rest of the chain inside it), which is what that middleware's own hook would have
+    called had it been asked as a layer.
+
+    Every HTTP request is decided as the two layers decide it (tests run every case through
+    both); other scopes go through the two layers themselves.
     """
 
     def __init__(
@@ -123,9 +158,11 @@ class ErrorBoundary(ServerErrorMiddleware):
         handler: Any = None,
         debug: bool = False,
         inner: ASGIApp | None = None,
+        hooks: Sequence[tuple[Callable[[Scope], Decision], ASGIApp]] | None = None,
     ) -> None:
         super().__init__(problems if inner is None else inner, handler=handler, debug=debug)
-        self._problems = problems if inner is None else None
+        self._problems = problems if inner is None or hooks is not None else None
+        self._hooks = tuple(hooks or ())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -137,13 +174,23 @@ class ErrorBoundary(ServerErrorMiddleware):
             problems = self._problems
             if problems is None:
                 await self.app(scope, receive, sender)  # the middleware, then the problem boundary
-            else:
-                scope["starlette.exception_handlers"] = problems._handler_tables
-                try:
-                    await problems.app(scope, receive, sender)
-                except Exception as exc:
-                    # The problem boundary's send is the server error boundary's wrapper: ``sender``.
-                    await problems.handle(exc, scope, receive, sender, sender, tracker.started)
+                return
+            for before, layer in self._hooks:
+                decision = before(scope)
+                if decision is None:
+                    continue
+                if decision is AS_LAYER:
+                    await layer(scope, receive, sender)  # it, the middleware inside it, the problem boundary
+                else:
+                    await sender(decision[0])
+                    await sender(decision[1])
+                return
+            scope["starlette.exception_handlers"] = problems._handler_tables
+            try:
+                await problems.app(scope, receive, sender)
+            except Exception as exc:
+                # The problem boundary's send is the server error boundary's wrapper: ``sender``.
+                await problems.handle(exc, scope, receive, sender, sender, tracker.started)
         except Exception as exc:
             # What ServerErrorMiddleware does, its response_started being ``tracker.started``.
             request = Request(scope)
@@ -173,9 +220,15 @@ def build_stack(app: Starlette) -> ASGIApp:
             handlers[key] = value
     problems = ProblemBoundary(app.router.middleware_stack, handlers=handlers, debug=app.debug)
     stack: ASGIApp = problems
+    layers: list[ASGIApp] = []
     for cls, args, kwargs in reversed(app.user_middleware):
         stack = cls(stack, *args, **kwargs)
-    if all(getattr(cls, FORWARDS_SEND, False) for cls, _, _ in app.user_middleware):  # true for none
-        inner = None if stack is problems else stack
-        return ErrorBoundary(problems, handler=error_handler, debug=app.debug, inner=inner)
-    return ServerErrorMiddleware(stack, handler=error_handler, debug=app.debug)
+        layers.insert(0, stack)
+    if not all(getattr(cls, FORWARDS_SEND, False) for cls, _, _ in app.user_middleware):
+        return ServerErrorMiddleware(stack, handler=error_handler, debug=app.debug)
+    if not layers:
+        return ErrorBoundary(problems, handler=error_handler, debug=app.debug)
+    hooks = None
+    if all(callable(getattr(layer, BEFORE, None)) for layer in layers):
+        hooks = [(getattr(layer, BEFORE), layer) for layer in layers]
+    return ErrorBoundary(problems, handler=error_handler, debug=app.debug, inner=stack, hooks=hooks)

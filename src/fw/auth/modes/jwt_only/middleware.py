@@ -25,6 +25,7 @@ from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.tokens.errors import TokenRejected
 from fw.auth.tokens.jws import MAX_TOKEN_BYTES
 from fw.problems import Problem
+from fw.stack import AS_LAYER, Decision
 
 logger = logging.getLogger("fw.auth.jwt")
 
@@ -138,10 +139,60 @@ class BearerMiddleware:
         self._claim = identity_claim
         self._accounts = accounts
 
+    def fw_before(self, scope: Scope) -> Decision:
+        """The decision on an HTTP request that needs nothing awaited (:data:`fw.stack.BEFORE`).
+
+        ``None`` to call the app, the caller (if any) recorded in the scope; the 401 or 503 to
+        answer; :data:`~fw.stack.AS_LAYER` for a request that needs awaiting or DPoP, which
+        :meth:`_serve` decides the same way. That leaves here the common jwt_only requests:
+        an anonymous one, and a token the verifier remembers or can check with the key at hand,
+        when every token is admitted, no revocation is checked and the account is the claim.
+        An App whose middleware all offer this calls it as a plain function
+        (:class:`fw.stack.ErrorBoundary`).
+        """
+        running = self.running()
+        if running is None:
+            return _REFUSE
+        if not running.quick or running.dpop is not None:
+            return AS_LAYER
+        presented, token = _authorization(scope)
+        if not presented:
+            return _REJECT if running.protection.requires_auth(scope["path"]) else None
+        if token is None or not self._accounts.claim_is_the_account():
+            return AS_LAYER
+        entry = running.verifier.remembered(token)
+        if entry is not None:
+            # A client repeating its token, the request an API serves most: the entry holds
+            # every verified fact, only the caller objects are built, here.
+            issuer, value = running.verifier.policy.issuer, entry.identity
+            identity = _identity(issuer, self._claim, value, entry.claims(), True)
+            record(scope, _authentication("bearer", value, issuer, value, _caller(value, identity)))
+            return None
+        outcome = self._check_now(running, token)
+        if outcome is _AWAITED:
+            return AS_LAYER
+        if outcome is None:
+            return _REJECT
+        record(scope, outcome)
+        return None
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] == "http":
+            decision = self.fw_before(scope)
+            if decision is None:
+                await self.app(scope, receive, send)
+                return
+            if decision is not AS_LAYER:
+                await send(decision[0])
+                await send(decision[1])
+                return
+        elif scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
+        await self._serve(scope, receive, send)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Any HTTP request or WebSocket handshake, awaiting what it needs to."""
         running = self.running()
         if running is None:
             await self._answer(scope, send, _REFUSE)
@@ -151,32 +202,14 @@ class BearerMiddleware:
             return
         presented, token = _authorization(scope)
         if presented:
-            # The common jwt_only request needs nothing awaited when the verifier remembers its
-            # token or has its key at hand; anything else goes through _authenticate, which
-            # decides the same way.
-            outcome: Authentication | StoreUnavailable | _Awaited | None = _AWAITED
-            quick = token is not None and running.quick and self._accounts.claim_is_the_account()
-            if quick and token is not None:
-                entry = running.verifier.remembered(token)
-                if entry is not None:
-                    # A client repeating its token, the request an API serves most: the entry
-                    # holds every verified fact, only the caller objects are built, here.
-                    issuer, value = running.verifier.policy.issuer, entry.identity
-                    identity = _identity(issuer, self._claim, value, entry.claims(), True)
-                    record(scope, _authentication("bearer", value, issuer, value, _caller(value, identity)))
-                    await self.app(scope, receive, send)
-                    return
-                outcome = self._check_now(running, token)
-            if outcome is _AWAITED:
-                outcome = await self._authenticate(running, token, looked_in_cache=quick)
+            outcome = await self._authenticate(running, token)
             if outcome is None:
                 await self._answer(scope, send, _REJECT)
                 return
-            if isinstance(outcome, Authentication):
-                record(scope, outcome)
-            else:
+            if isinstance(outcome, StoreUnavailable):
                 await self._answer(scope, send, _REFUSE)
                 return
+            record(scope, outcome)
         elif running.protection.requires_auth(scope["path"]):
             await self._answer(scope, send, _REJECT)
             return
@@ -211,19 +244,15 @@ class BearerMiddleware:
         return _authentication("bearer", account_id, issuer, subject, _caller(account_id, identity))
 
     async def _authenticate(
-        self, running: Running, token: str | None, *, looked_in_cache: bool = False
+        self, running: Running, token: str | None
     ) -> Authentication | StoreUnavailable | None:
-        """The caller, ``None`` to reject with 401, or the store failure to answer 503.
-
-        ``looked_in_cache``: :meth:`__call__` may have looked for this token just now and
-        found nothing, so the verifier checks it without looking again.
-        """
+        """The caller, ``None`` to reject with 401, or the store failure to answer 503."""
         if token is None:
             logger.debug("bearer rejected: malformed Authorization header")
             return None
         try:
             verifier = running.verifier
-            verified = await (verifier.check(token) if looked_in_cache else verifier.verify(token))
+            verified = await verifier.verify(token)
             if not running.admits_everyone and not await running.admission.admits(
                 verified.issuer, verified.claims
             ):
