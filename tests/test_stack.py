@@ -378,15 +378,21 @@ def test_an_app_without_middleware_has_one_boundary_layer_around_its_router() ->
     assert stack.app.app == core.router.app  # type: ignore[attr-defined]
 
 
-def test_an_app_whose_middleware_all_forward_send_shares_one_boundary_wrapper() -> None:
+def _reporting_app(*middleware: type) -> fw.App:
+    """An App with ``middleware`` (outermost first) whose ``GET /x`` answers what they noted in the scope."""
     app = fw.App()
-    app.add_middleware(Forwarding)
-    app.add_middleware(Wrapping)
+    for cls in middleware:
+        app.add_middleware(cls)
 
     @app.route("GET /x")
     async def passed(request: fw.Request) -> fw.Response:
         return fw.JSONResponse({"passed": request.scope["passed"]})
 
+    return app
+
+
+def test_an_app_whose_middleware_all_forward_send_shares_one_boundary_wrapper() -> None:
+    app = _reporting_app(Forwarding, Wrapping)
     core = app.build()
     stack: Any = core.middleware_stack  # type: ignore[attr-defined]
     assert type(stack) is ErrorBoundary
@@ -419,14 +425,7 @@ def test_the_auth_pillars_middleware_lets_an_app_share_one_boundary_wrapper(midd
 
 
 def test_an_app_whose_middleware_all_offer_a_hook_calls_the_hooks_instead_of_the_layers() -> None:
-    app = fw.App()
-    app.add_middleware(Hooked)
-    app.add_middleware(Hooked)
-
-    @app.route("GET /x")
-    async def passed(request: fw.Request) -> fw.Response:
-        return fw.JSONResponse({"passed": request.scope["passed"]})
-
+    app = _reporting_app(Hooked, Hooked)
     stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
     assert type(stack) is ErrorBoundary
     assert [type(layer) for _, layer in stack._hooks] == [Hooked, Hooked]
@@ -436,16 +435,7 @@ def test_an_app_whose_middleware_all_offer_a_hook_calls_the_hooks_instead_of_the
 
 
 def test_a_hook_answering_as_layer_has_its_middleware_serve_the_rest_of_the_chain() -> None:
-    app = fw.App()
-    app.add_middleware(Hooked)
-    app.add_middleware(HookAsLayer)
-    app.add_middleware(Hooked)
-
-    @app.route("GET /x")
-    async def passed(request: fw.Request) -> fw.Response:
-        return fw.JSONResponse({"passed": request.scope["passed"]})
-
-    sent, raised = _call(app)
+    sent, raised = _call(_reporting_app(Hooked, HookAsLayer, Hooked))
     assert raised is None
     assert sent[1]["body"] == b'{"passed":["Hooked","HookAsLayer served","Hooked"]}'
     assert (b"x-wrapped", b"1") in sent[0]["headers"]
