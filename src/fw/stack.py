@@ -52,7 +52,8 @@ FORWARDS_SEND = "fw_forwards_send"
 #: called with the same ``send`` (anything the middleware found is recorded in the scope), a
 #: pair of messages (``http.response.start``, ``http.response.body``) to answer with instead,
 #: or :data:`AS_LAYER` when the request needs what only the middleware's ``__call__`` does
-#: (awaiting, wrapping ``send``), which then serves it.
+#: (awaiting, wrapping ``send``), which then serves it. A hook answering :data:`AS_LAYER` is
+#: asked again by that ``__call__``, and must answer the same the second time.
 BEFORE = "fw_before"
 
 
@@ -145,8 +146,8 @@ class ErrorBoundary(ServerErrorMiddleware):
     hook, with the middleware itself, outermost first. An HTTP request then asks the hooks in
     order and, when none answers, this layer does the problem boundary's work itself; a hook
     answering :data:`AS_LAYER` hands the request to its middleware, called as the layer it is
-    (the rest of the chain inside it), which is what that middleware's own hook would have
-    called had it been asked as a layer.
+    with the rest of the chain inside it (its ``__call__`` asks its hook again, gets the same
+    answer, and serves the request itself).
 
     Every HTTP request is decided as the two layers decide it (tests run every case through
     both); other scopes go through the two layers themselves.
