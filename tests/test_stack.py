@@ -17,7 +17,7 @@ import fw
 from fw.auth.browser.middleware import BrowserSessionMiddleware
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware
 from fw.problems import Problem
-from fw.stack import AS_LAYER, BEFORE, FORWARDS_SEND, Decision, ErrorBoundary, ProblemBoundary
+from fw.stack import BEFORE, FORWARDS_SEND, Decision, ErrorBoundary, ProblemBoundary
 
 Inner = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
@@ -209,14 +209,11 @@ class Hooked(Forwarding):
         decision = self.fw_before(scope)
         if decision is None:
             await self.app(scope, receive, send)
-        elif decision is AS_LAYER:
-            await self.serve(scope, receive, send)
-        else:
+        elif isinstance(decision, tuple):
             await send(decision[0])
             await send(decision[1])
-
-    async def serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        raise AssertionError("only a hook answering AS_LAYER serves as a layer")
+        else:
+            await decision(scope, receive, send)
 
 
 class HookAnswering(Hooked):
@@ -229,14 +226,14 @@ class HookAnswering(Hooked):
         )
 
 
-class HookAsLayer(Hooked):
-    """A hook handing the request to its middleware, which wraps ``send`` (as DPoP does)."""
+class HookHandingOver(Hooked):
+    """A hook handing the request to its middleware's own path, which wraps ``send`` (as DPoP does)."""
 
     def fw_before(self, scope: dict[str, Any]) -> Decision:
-        return AS_LAYER
+        return self.serve
 
     async def serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        scope.setdefault("passed", []).append("HookAsLayer served")
+        scope.setdefault("passed", []).append("HookHandingOver served")
         await Wrapping(self.app)(scope, receive, send)
 
 
@@ -258,8 +255,8 @@ MIDDLEWARE: dict[str, tuple[type[Forwarding], ...]] = {
     "two hooks": (Hooked, Hooked),
     "a hook answering": (HookAnswering,),
     "a hook, then one answering": (Hooked, HookAnswering),
-    "a hook serving as a layer": (HookAsLayer,),
-    "a hook, then one serving as a layer, then a hook": (Hooked, HookAsLayer, Hooked),
+    "a hook handing over": (HookHandingOver,),
+    "a hook, then one handing over, then a hook": (Hooked, HookHandingOver, Hooked),
     "a failing hook": (HookFailing,),
     "a hook beside a middleware without one": (Hooked, Forwarding),
 }
@@ -279,11 +276,7 @@ def _run_outer(
         stack = cls(stack)
         layers.insert(0, stack)
     if merged:
-        hooks = (
-            [(layer.fw_before, layer) for layer in layers]
-            if all(hasattr(m, BEFORE) for m in layers)
-            else None
-        )
+        hooks = [layer.fw_before for layer in layers] if all(hasattr(m, BEFORE) for m in layers) else None
         stack = ErrorBoundary(problems, **options, inner=stack if middleware else None, hooks=hooks)
     else:
         stack = ServerErrorMiddleware(stack, **options)
@@ -428,16 +421,16 @@ def test_an_app_whose_middleware_all_offer_a_hook_calls_the_hooks_instead_of_the
     app = _reporting_app(Hooked, Hooked)
     stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
     assert type(stack) is ErrorBoundary
-    assert [type(layer) for _, layer in stack._hooks] == [Hooked, Hooked]
+    assert [type(hook.__self__) for hook in stack._hooks] == [Hooked, Hooked]
     sent, raised = _call(app)
     assert raised is None
     assert (sent[0]["status"], sent[1]["body"]) == (200, b'{"passed":["Hooked","Hooked"]}')
 
 
-def test_a_hook_answering_as_layer_has_its_middleware_serve_the_rest_of_the_chain() -> None:
-    sent, raised = _call(_reporting_app(Hooked, HookAsLayer, Hooked))
+def test_a_hook_handing_over_has_its_middleware_serve_the_rest_of_the_chain() -> None:
+    sent, raised = _call(_reporting_app(Hooked, HookHandingOver, Hooked))
     assert raised is None
-    assert sent[1]["body"] == b'{"passed":["Hooked","HookAsLayer served","Hooked"]}'
+    assert sent[1]["body"] == b'{"passed":["Hooked","HookHandingOver served","Hooked"]}'
     assert (b"x-wrapped", b"1") in sent[0]["headers"]
 
 

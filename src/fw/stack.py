@@ -18,8 +18,8 @@ that order and behaviour, and changes what two layers cost on every HTTP request
 * middleware offering :data:`BEFORE` (fw's bearer middleware) is called as a hook by the
   :class:`ErrorBoundary` when every middleware between the boundaries offers it: a plain call
   deciding the request before the app, instead of a coroutine layer (and the problem
-  boundary's layer) per request; a request the hook cannot decide without awaiting is served
-  by the middleware as the layer it also is.
+  boundary's layer) per request; a request the hook cannot decide without awaiting is handed
+  to the middleware's own path.
 * the router is entered at its own middleware stack (``Router.__call__`` only forwards there).
 
 The App calls the stack itself and sets ``scope["app"]`` as ``Starlette.__call__`` does.
@@ -27,8 +27,7 @@ The App calls the stack itself and sets ``scope["app"]`` as ``Starlette.__call__
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from starlette._exception_handler import _lookup_exception_handler
@@ -51,21 +50,16 @@ FORWARDS_SEND = "fw_forwards_send"
 #: awaiting, exactly as its ``__call__`` would make it. It answers ``None`` when the app is to be
 #: called with the same ``send`` (anything the middleware found is recorded in the scope), a
 #: pair of messages (``http.response.start``, ``http.response.body``) to answer with instead,
-#: or :data:`AS_LAYER` when the request needs what only the middleware's ``__call__`` does
-#: (awaiting, wrapping ``send``), which then serves it. A hook answering :data:`AS_LAYER` is
-#: asked again by that ``__call__``, and must answer the same the second time.
+#: or, for a request that needs what only the middleware itself does (awaiting, wrapping
+#: ``send``), the coroutine function serving it as the middleware would, called with the
+#: request's ``(scope, receive, send)``.
 BEFORE = "fw_before"
 
-
-class _AsLayer(enum.Enum):
-    AS_LAYER = enum.auto()
-
-
-#: What a :data:`BEFORE` hook answers for a request its middleware must serve as a layer.
-AS_LAYER = _AsLayer.AS_LAYER
+#: How a middleware serves a request its :data:`BEFORE` hook hands over.
+Serve = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: What a :data:`BEFORE` hook answers.
-Decision = tuple[Message, Message] | _AsLayer | None
+Decision = tuple[Message, Message] | Serve | None
 
 
 class _Tracker:
@@ -142,12 +136,10 @@ class ErrorBoundary(ServerErrorMiddleware):
     problem boundary receives this layer's wrapper unchanged, a message reaches its ``send``
     exactly when it reaches this one's, so the wrapper notes the response start for both.
 
-    ``hooks`` is given when every one of those middleware offers :data:`BEFORE`: each one's
-    hook, with the middleware itself, outermost first. An HTTP request then asks the hooks in
-    order and, when none answers, this layer does the problem boundary's work itself; a hook
-    answering :data:`AS_LAYER` hands the request to its middleware, called as the layer it is
-    with the rest of the chain inside it (its ``__call__`` asks its hook again, gets the same
-    answer, and serves the request itself).
+    ``hooks`` is given when every one of those middleware offers :data:`BEFORE`: their hooks,
+    outermost first. An HTTP request then asks the hooks in order and, when none answers, this
+    layer does the problem boundary's work itself; a hook handing the request over has its
+    middleware's own path serve it, with the rest of the chain inside it.
 
     Every HTTP request is decided as the two layers decide it (tests run every case through
     both); other scopes go through the two layers themselves.
@@ -159,7 +151,7 @@ class ErrorBoundary(ServerErrorMiddleware):
         handler: Any = None,
         debug: bool = False,
         inner: ASGIApp | None = None,
-        hooks: Sequence[tuple[Callable[[Scope], Decision], ASGIApp]] | None = None,
+        hooks: Sequence[Callable[[Scope], Decision]] | None = None,
     ) -> None:
         super().__init__(problems if inner is None else inner, handler=handler, debug=debug)
         self._problems = problems if inner is None or hooks is not None else None
@@ -176,15 +168,15 @@ class ErrorBoundary(ServerErrorMiddleware):
             if problems is None:
                 await self.app(scope, receive, sender)  # the middleware, then the problem boundary
                 return
-            for before, layer in self._hooks:
+            for before in self._hooks:
                 decision = before(scope)
                 if decision is None:
                     continue
-                if decision is AS_LAYER:
-                    await layer(scope, receive, sender)  # it, the middleware inside it, the problem boundary
-                else:
+                if isinstance(decision, tuple):
                     await sender(decision[0])
                     await sender(decision[1])
+                else:
+                    await decision(scope, receive, sender)  # the middleware, the chain inside it
                 return
             scope["starlette.exception_handlers"] = problems._handler_tables
             try:
@@ -231,5 +223,5 @@ def build_stack(app: Starlette) -> ASGIApp:
         return ErrorBoundary(problems, handler=error_handler, debug=app.debug)
     hooks = None
     if all(callable(getattr(layer, BEFORE, None)) for layer in layers):
-        hooks = [(getattr(layer, BEFORE), layer) for layer in layers]
+        hooks = [getattr(layer, BEFORE) for layer in layers]
     return ErrorBoundary(problems, handler=error_handler, debug=app.debug, inner=stack, hooks=hooks)

@@ -25,7 +25,7 @@ from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.tokens.errors import TokenRejected
 from fw.auth.tokens.jws import MAX_TOKEN_BYTES
 from fw.problems import Problem
-from fw.stack import AS_LAYER, Decision
+from fw.stack import Decision
 
 logger = logging.getLogger("fw.auth.jwt")
 
@@ -143,8 +143,8 @@ class BearerMiddleware:
         """The decision on an HTTP request that needs nothing awaited (:data:`fw.stack.BEFORE`).
 
         ``None`` to call the app, the caller (if any) recorded in the scope; the 401 or 503 to
-        answer; :data:`~fw.stack.AS_LAYER` for a request that needs awaiting or DPoP, which
-        :meth:`_serve` decides the same way. That leaves here the common jwt_only requests:
+        answer; :meth:`_serve` for a request that needs awaiting or DPoP, which it decides
+        the same way. That leaves here the common jwt_only requests:
         an anonymous one, and a token the verifier remembers or can check with the key at hand,
         when every token is admitted, no revocation is checked and the account is the claim.
         An App whose middleware all offer this calls it as a plain function
@@ -154,12 +154,12 @@ class BearerMiddleware:
         if running is None:
             return _REFUSE
         if not running.quick or running.dpop is not None:
-            return AS_LAYER
+            return self._serve
         presented, token = _authorization(scope)
         if not presented:
             return _REJECT if running.protection.requires_auth(scope["path"]) else None
         if token is None or not self._accounts.claim_is_the_account():
-            return AS_LAYER
+            return self._serve
         entry = running.verifier.remembered(token)
         if entry is not None:
             # A client repeating its token, the request an API serves most: the entry holds
@@ -170,7 +170,7 @@ class BearerMiddleware:
             return None
         outcome = self._check_now(running, token)
         if outcome is _AWAITED:
-            return AS_LAYER
+            return self._serve
         if outcome is None:
             return _REJECT
         record(scope, outcome)
@@ -181,15 +181,14 @@ class BearerMiddleware:
             decision = self.fw_before(scope)
             if decision is None:
                 await self.app(scope, receive, send)
-                return
-            if decision is not AS_LAYER:
-                await send(decision[0])
-                await send(decision[1])
-                return
-        elif scope["type"] != "websocket":
+            elif isinstance(decision, tuple):
+                await self._answer(scope, send, decision)
+            else:
+                await decision(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await self._serve(scope, receive, send)
+        else:
             await self.app(scope, receive, send)
-            return
-        await self._serve(scope, receive, send)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Any HTTP request or WebSocket handshake, awaiting what it needs to."""
