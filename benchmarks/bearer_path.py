@@ -9,15 +9,22 @@ floor of ``jwt_rps.py`` (``jwt_servers.floor_app``, a raw ASGI callable checking
 signature and nothing else) on the same different tokens, so that what fw's whole request adds
 to the signature check reads off the same table.
 
-Two measures:
+Three measures:
 
 * time: µs per request, best of many short interleaved rounds (see docs/performance.md on
   reading the numbers);
 * ``--instructions``: CPU instructions per request counted by valgrind's callgrind, which do
   not move with the machine's load or clock, so two trees can be compared exactly. Each row
-  runs in its own process under callgrind with collection only around the measured requests.
+  runs in its own process under callgrind with collection only around the measured requests;
+* ``--after-signature``: what a request's framework part costs right after an RSA-2048
+  signature check, against the same request alone: the situation of every different-token
+  request, whose handler, response and framework code run after OpenSSL's verify has evicted
+  much of what they keep in the CPU's caches. Rows: fw's bare route, fw's repeated token
+  (its framework and bearer code without a signature check), and the floor's ASGI callable
+  answering a request without a token (all it does besides the check).
 
     .venv/bin/python benchmarks/bearer_path.py [--rounds 300] [--iterations 100] [--instructions]
+        [--after-signature]
 
 To compare with another fw tree, point ``FW_BENCH_SRC`` at its ``src`` folder (see
 ``bare_route.py``).
@@ -131,6 +138,56 @@ def timed(issuer: str, tokens: list[str], rounds: int, iterations: int) -> dict[
     return best
 
 
+AFTER_ROWS = ("bare route", "repeated token", "the floor, no token")
+
+
+def after_signature(
+    issuer: str, tokens: list[str], rounds: int, iterations: int
+) -> dict[str, tuple[float, float]]:
+    """Per row of :data:`AFTER_ROWS`: (µs alone, µs added to an RSA check run just before it).
+
+    Rounds interleave every row alone, every row after a check, and the check alone; best of
+    each. The check is the one the floor and fw make (RS256, PKCS#1 v1.5 with SHA-256, 2048 bits).
+    """
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+    private = rsa.generate_private_key(65537, 2048)
+    public, pkcs1, sha256 = private.public_key(), padding.PKCS1v15(), hashes.SHA256()
+    signed = tokens[1].rpartition(".")[0].encode()
+    signature = private.sign(signed, pkcs1, sha256)
+    bench = Bench(issuer, tokens)
+    bench.scopes["the floor, no token"] = bench.scopes["bare route"]
+    bench.apps["the floor, no token"] = bench.apps["the floor, different token"]
+
+    async def run(row: str | None, check: bool) -> None:
+        scope, app = (bench.scopes[row], bench.apps[row]) if row else (None, None)
+        for _ in range(iterations):
+            if check:
+                public.verify(signature, signed, pkcs1, sha256)
+            if scope is not None:
+                await app(scope(), _receive, bench.send)
+
+    def best_of(row: str | None, check: bool) -> float:
+        start = time.perf_counter()
+        bench.loop.run_until_complete(run(row, check))
+        return (time.perf_counter() - start) / iterations * 1e6
+
+    cases = [(row, check) for row in (*AFTER_ROWS, None) for check in (False, True) if row or check]
+    best = dict.fromkeys(cases, float("inf"))
+    try:
+        for row in AFTER_ROWS:
+            bench.loop.run_until_complete(run(row, False))  # warm-up (the repeated token enters the cache)
+            bench.loop.run_until_complete(run(row, False))
+        for _ in range(rounds):
+            for case in cases:
+                best[case] = min(best[case], best_of(*case))
+    finally:
+        bench.close()
+    check_alone = best[(None, True)]
+    return {row: (best[(row, False)], best[(row, True)] - check_alone) for row in AFTER_ROWS}
+
+
 def count_one(row: str, requests: int, issuer: str, token_file: str) -> None:
     """Run ``requests`` requests of ``row`` through :func:`callgrind.run_counted`."""
     bench = Bench(issuer, Path(token_file).read_text().split())
@@ -177,6 +234,9 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=6000, help="tokens for the different-token row")
     parser.add_argument("--instructions", action="store_true", help="also count instructions (valgrind)")
     parser.add_argument("--requests", type=int, default=1000, help="requests counted per row")
+    parser.add_argument(
+        "--after-signature", action="store_true", help="also time each request right after an RSA check"
+    )
     parser.add_argument("--count", choices=ROWS, help=argparse.SUPPRESS)
     parser.add_argument("--issuer", help=argparse.SUPPRESS)
     parser.add_argument("--token-file", help=argparse.SUPPRESS)
@@ -194,6 +254,17 @@ def main() -> None:
         _table(
             f"In process, best of {args.rounds} interleaved rounds of {args.iterations}:", "µs", figures, 2
         )
+        if args.after_signature:
+            after = after_signature(issuer.url, tokens, args.rounds // 3 or 1, args.iterations)
+            print(
+                f"Right after an RSA check, best of {args.rounds // 3 or 1} interleaved rounds of "
+                f"{args.iterations} (µs added to the check alone):\n"
+            )
+            print("| request | alone µs | after an RSA check µs | after / alone |")
+            print("|---|---:|---:|---:|")
+            for row, (alone, after_check) in after.items():
+                print(f"| {row} | {alone:.2f} | {after_check:.2f} | {after_check / alone:.2f}x |")
+            print()
         if args.instructions:
             counted = instructions(issuer.url, tokens, args.requests)
             title = f"Instructions per request (callgrind, {args.requests} requests):"
