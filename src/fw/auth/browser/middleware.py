@@ -37,8 +37,23 @@ from fw.auth.sessions.manager import (
     SessionSummary,
 )
 from fw.auth.stores.errors import StoreUnavailable
+from fw.stack import Decision
 
 logger = logging.getLogger("fw.auth")
+
+_SESSION_COOKIE_NAME = SESSION_COOKIE.encode("latin-1")
+
+
+def _may_carry_a_session(scope: Scope) -> bool:
+    """False when no ``Cookie`` header names the session cookie, so the request has no session.
+
+    A byte search, not a cookie parse: it may say True for a request without a session (the
+    name inside another cookie's value), never False for one with it.
+    """
+    for name, value in scope["headers"]:  # noqa: SIM110 - a loop, not any() over a generator's frame
+        if name == b"cookie" and _SESSION_COOKIE_NAME in value:
+            return True
+    return False
 
 
 @dataclass
@@ -68,10 +83,37 @@ class BrowserSessionMiddleware:
         self.app = app
         self.auth = auth
 
+    def fw_before(self, scope: Scope) -> Decision:
+        """The decision on an HTTP request that needs nothing awaited (:data:`fw.stack.BEFORE`).
+
+        A request without a session cookie, to a path that does not require one, with presence
+        and the remembered visitor off, is anonymous and gets no cookie: ``None``, the app is
+        called with the same ``send`` (the assurance context recorded, as :meth:`_serve` does).
+        Everything else (a session to resume, a refusal to build, cookies to set) is
+        :meth:`_serve`'s, which decides the same requests the same way.
+        """
+        auth = self.auth
+        if auth.presence is not None or _may_carry_a_session(scope):
+            return self._serve
+        path = scope["path"]
+        if path not in auth.exempt and auth.protection.requires_auth(path):
+            return self._serve
+        if auth.assurance is not None:
+            scope[CONTEXT_KEY] = auth.assurance
+        return None
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        decision = self.fw_before(scope)
+        if decision is None:
+            await self.app(scope, receive, send)
+        else:
+            await self._serve(scope, receive, send)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Any HTTP request: the session resumed, the account re-read, cookies set as needed."""
         request = Request(scope)
         if self.auth.assurance is not None:
             scope[CONTEXT_KEY] = self.auth.assurance

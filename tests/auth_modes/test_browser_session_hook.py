@@ -1,0 +1,92 @@
+"""The browser-session middleware's hook: requests it decides without the store, and the rest.
+
+A request without a session cookie, to a path that needs none, with presence and the remembered
+visitor off, goes straight on (the assurance context recorded); everything else is left to the
+middleware's own serving path, which resumes sessions and sets cookies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fw.auth.assurance.context import CONTEXT_KEY
+from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
+from fw.auth.caller import SCOPE_KEY
+from fw.auth.protection import Protection
+
+
+def _no_sessions() -> Any:
+    raise AssertionError("the hook consulted the session store")
+
+
+def _middleware(*, assurance: Any = None, presence: Any = None) -> BrowserSessionMiddleware:
+    auth = BrowserAuth(
+        sessions=_no_sessions,
+        accounts=None,  # type: ignore[arg-type]  # never asked by the hook
+        protection=Protection.from_patterns(["/app/**"], ["/app/public"]),
+        login_path="/auth/login",
+        unauthenticated="redirect",
+        exempt=frozenset({"/auth/login"}),
+        assurance=assurance,
+        presence=presence,
+    )
+    return BrowserSessionMiddleware(_unreachable_app, auth)
+
+
+async def _unreachable_app(scope: Any, receive: Any, send: Any) -> None:
+    raise AssertionError("not called in these tests")
+
+
+def _scope(path: str, *headers: tuple[bytes, bytes]) -> dict[str, Any]:
+    return {"type": "http", "method": "GET", "path": path, "headers": [(b"host", b"app.example"), *headers]}
+
+
+@pytest.mark.parametrize("path", ["/", "/about", "/app/public", "/auth/login"])
+def test_a_request_without_a_session_cookie_to_an_open_path_goes_on_without_the_store(path: str) -> None:
+    middleware = _middleware()
+    scope = _scope(path, (b"cookie", b"theme=dark; lang=en"))
+    assert middleware.fw_before(scope) is None
+    assert SCOPE_KEY not in scope  # anonymous: nobody recorded
+
+
+def test_the_assurance_context_is_recorded_for_the_guards_when_the_hook_lets_a_request_on() -> None:
+    context = object()
+    scope = _scope("/about")
+    assert _middleware(assurance=context).fw_before(scope) is None
+    assert scope[CONTEXT_KEY] is context
+
+
+@pytest.mark.parametrize(
+    ("path", "cookie"),
+    [
+        ("/about", b"fw_session=abc"),  # a session to resume
+        ("/about", b"theme=dark; fw_session=abc"),
+        ("/about", b"note=fw_session"),  # the name anywhere: the serving path parses the cookies
+        ("/app/orders", None),  # a protected path: the refusal (a redirect or a 401) is built there
+    ],
+)
+def test_a_request_with_a_session_cookie_or_to_a_protected_path_is_handed_to_the_serving_path(
+    path: str, cookie: bytes | None
+) -> None:
+    middleware = _middleware()
+    headers = [(b"cookie", cookie)] if cookie is not None else []
+    decision = middleware.fw_before(_scope(path, *headers))
+    assert decision == middleware._serve
+
+
+def test_with_presence_or_the_remembered_visitor_on_every_request_is_served_by_the_middleware() -> None:
+    middleware = _middleware(presence=object())
+    assert middleware.fw_before(_scope("/about")) == middleware._serve
+
+
+def test_an_app_in_a_browser_mode_calls_the_session_middleware_as_a_hook() -> None:
+    import fw
+    from fw.stack import ErrorBoundary
+
+    app = fw.App()
+    app.add_middleware(BrowserSessionMiddleware, auth=_middleware().auth)
+    stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
+    assert type(stack) is ErrorBoundary
+    assert [type(hook.__self__) for hook in stack._hooks] == [BrowserSessionMiddleware]
