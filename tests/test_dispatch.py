@@ -74,12 +74,9 @@ def _parameterised_routes() -> list[BaseRoute]:
     return [
         Route("/items/new", _answer("new item form"), methods=["GET"]),
         Route("/items/{id:int}", _answer("item by number"), methods=["GET"]),
-        Route(
-            "/items/{id:int}", _answer("item removal"), methods=["DELETE"]
-        ),  # the same path, another method
-        Route(
-            "/items/{name}", _answer("item by name"), methods=["GET", "POST"]
-        ),  # a number is the one above's
+        # The same path under another method, then a pattern a number also matches (GET is above).
+        Route("/items/{id:int}", _answer("item removal"), methods=["DELETE"]),
+        Route("/items/{name}", _answer("item by name"), methods=["GET", "POST"]),
         WebSocketRoute("/items/{name}/live", _socket),  # never matches HTTP, passed over
         Route("/prices/{amount:float}", _answer("price"), methods=["GET"]),
         Route("/tokens/{id:uuid}", _answer("token"), methods=["GET", "PUT"]),
