@@ -2,7 +2,7 @@
 
 Like Envoy's ``jwt_authn`` cache, an entry belongs to one exact token string (any other spelling
 is another token), identified without keeping the bearer credential itself: the entry keeps the
-header and payload segments verbatim (what it holds decoded anyway) and the BLAKE2b digest of
+header and payload segments verbatim (what it holds decoded anyway) and the SHA-256 digest of
 the signature segment, so only the token with that header, that payload and that signature
 matches (and a quarter of the token is hashed instead of all of it). The cache holds only
 tokens that passed every check of the verifier. An entry lives until the token's ``exp`` (never
@@ -34,13 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-
-def _digest(segment: str) -> bytes:
-    """The 256-bit BLAKE2b digest of ``segment``: collision-resistant like SHA-256, and
-    CPython's own implementation, which hashes a signature segment in about half the
-    instructions of OpenSSL's SHA-256 behind ``hashlib`` (a digest on every cache hit)."""
-    return hashlib.blake2b(segment.encode("utf-8", "surrogatepass"), digest_size=32).digest()
-
+_sha256 = hashlib.sha256
 
 #: The doorkeeper remembers this many tokens per cache entry before it starts afresh.
 SEEN_PER_ENTRY = 4
@@ -66,12 +60,12 @@ class CachedToken(NamedTuple):
 
 
 def token_digest(token: str) -> bytes:
-    """The digest of the token's signature segment, everything after its last ``.``.
+    """SHA-256 of the token's signature segment, everything after its last ``.``.
 
     With :func:`signed_prefix` compared verbatim, the pair identifies the whole token: no two
     tokens can share an entry.
     """
-    return _digest(token[token.rfind(".") + 1 :])
+    return _sha256(token[token.rfind(".") + 1 :].encode("utf-8", "surrogatepass")).digest()
 
 
 def signed_prefix(token: str) -> str:
@@ -126,7 +120,7 @@ class TokenCache:
         prefix = entry.prefix
         if not token.startswith(prefix):
             return None
-        if entry.digest != _digest(token[len(prefix) :]):
+        if entry.digest != _sha256(token[len(prefix) :].encode("utf-8", "surrogatepass")).digest():
             return None
         if self._clock() >= entry.expires_at:
             del self._entries[index]
