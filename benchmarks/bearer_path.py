@@ -168,7 +168,7 @@ def after_signature(
             if scope is not None:
                 await app(scope(), _receive, bench.send)
 
-    def best_of(row: str | None, check: bool) -> float:
+    def one_round(row: str | None, check: bool) -> float:
         start = time.perf_counter()
         bench.loop.run_until_complete(run(row, check))
         return (time.perf_counter() - start) / iterations * 1e6
@@ -181,7 +181,7 @@ def after_signature(
             bench.loop.run_until_complete(run(row, False))
         for _ in range(rounds):
             for case in cases:
-                best[case] = min(best[case], best_of(*case))
+                best[case] = min(best[case], one_round(*case))
     finally:
         bench.close()
     check_alone = best[(None, True)]
@@ -255,9 +255,10 @@ def main() -> None:
             f"In process, best of {args.rounds} interleaved rounds of {args.iterations}:", "µs", figures, 2
         )
         if args.after_signature:
-            after = after_signature(issuer.url, tokens, args.rounds // 3 or 1, args.iterations)
+            after_rounds = args.rounds // 3 or 1
+            after = after_signature(issuer.url, tokens, after_rounds, args.iterations)
             print(
-                f"Right after an RSA check, best of {args.rounds // 3 or 1} interleaved rounds of "
+                f"Right after an RSA check, best of {after_rounds} interleaved rounds of "
                 f"{args.iterations} (µs added to the check alone):\n"
             )
             print("| request | alone µs | after an RSA check µs | after / alone |")
