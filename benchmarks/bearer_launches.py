@@ -5,10 +5,14 @@ its server several times, because the ratio of a repeated token to a bare route 
 between two launches of the same server than between two rounds of one launch. Each launch
 runs ``--rounds`` round-robin wrk rounds of the bare route and the repeated token (and, with
 ``--different``, a different token on every request) and prints its best of each and their
-ratio. The App, its configuration and the pinning are ``jwt_rps.py``'s (``jwt_servers.fw_app``,
-revocation off, ``cores.py``).
+ratio. With ``--header-control`` each launch also measures the bare route sent an
+``Authorization`` header of another scheme, as long as the token (fw lets other schemes
+through untouched): what the longer request alone costs, apart from fw's bearer code. The App,
+its configuration and the pinning are ``jwt_rps.py``'s (``jwt_servers.fw_app``, revocation off,
+``cores.py``).
 
     .venv/bin/python benchmarks/bearer_launches.py [--launches 3] [--rounds 3] [--duration 4]
+        [--different] [--header-control]
 
 To measure another fw tree, put its ``src`` folder first on ``PYTHONPATH``.
 """
@@ -36,6 +40,11 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=4)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--different", action="store_true", help="also a different token per request")
+    parser.add_argument(
+        "--header-control",
+        action="store_true",
+        help="also the bare route with an Authorization header of another scheme, as long as the token",
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="fw-bench-"))
     dsn = f"sqlite:///{workdir / 'bench.sqlite3'}"
@@ -49,12 +58,20 @@ def main() -> None:
             for n in range(6000)
         )
         cycling.write_text("\n".join(minted) + "\n")
-        loads: list[tuple[str, str | Path | None]] = [("bare route", None), ("repeated token", token)]
+        # (label, path, what wrk sends: nothing, one token or a file of them, the header's scheme)
+        loads: list[tuple[str, str, str | Path | None, str]] = [
+            ("bare route", "/hello", None, "Bearer"),
+            ("repeated token", "/api/me", token, "Bearer"),
+        ]
+        if args.header_control:
+            loads.insert(1, ("bare route, other-scheme header", "/hello", token, "Other"))
         if args.different:
-            loads.append(("different token", cycling))
+            loads.append(("different token", "/api/me", cycling, "Bearer"))
         print(f"wrk -t1 -c{args.connections} -d{args.duration}s, best of {args.rounds} rounds per launch\n")
-        print("| launch | " + " | ".join(f"{label} req/s" for label, _ in loads) + " | repeated / bare |")
-        print("|---|" + "---:|" * (len(loads) + 1))
+        ratios = ["repeated / bare"] + (["header / bare"] if args.header_control else [])
+        columns = [f"{load[0]} req/s" for load in loads] + ratios
+        print("| launch | " + " | ".join(columns) + " |")
+        print("|---|" + "---:|" * (len(loads) + len(ratios)))
         for launch in range(1, args.launches + 1):
             port = free_port()
             options = {
@@ -66,18 +83,22 @@ def main() -> None:
             }
             server = start("fw", options)
             try:
-                url = f"http://127.0.0.1:{port}/api/me"
-                wrk(url, token, 2, args.connections)  # warm-up: the token is verified twice, then cached
-                best = dict.fromkeys((label for label, _ in loads), 0.0)
+                base = f"http://127.0.0.1:{port}"
+                wrk(f"{base}/api/me", token, 2, args.connections)  # warm-up: verified twice, then cached
+                best = dict.fromkeys((load[0] for load in loads), 0.0)
                 for _ in range(args.rounds):
-                    for label, load in loads:
-                        target = url if load is not None else url.replace("/api/me", "/hello")
-                        best[label] = max(best[label], wrk(target, load, args.duration, args.connections)[0])
+                    for label, path, load, scheme in loads:
+                        rate = wrk(base + path, load, args.duration, args.connections, scheme)[0]
+                        best[label] = max(best[label], rate)
             finally:
                 server.terminate()
                 server.wait()
-            cells = " | ".join(f"{best[label]:,.0f}" for label, _ in loads)
-            print(f"| {launch} | {cells} | {best['bare route'] / best['repeated token']:.2f}x |")
+            cells = " | ".join(f"{best[load[0]]:,.0f}" for load in loads)
+            bare = best["bare route"]
+            shares = [f"{bare / best['repeated token']:.2f}x"]
+            if args.header_control:
+                shares.append(f"{bare / best['bare route, other-scheme header']:.2f}x")
+            print(f"| {launch} | {cells} | {' | '.join(shares)} |")
 
 
 if __name__ == "__main__":

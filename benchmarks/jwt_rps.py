@@ -82,8 +82,13 @@ end
 """
 
 
-def wrk(url: str, token: str | Path | None, duration: int, connections: int) -> tuple[float, str]:
-    """Requests/s and average latency: one ``token`` on every request, a file of them to cycle, or none."""
+def wrk(
+    url: str, token: str | Path | None, duration: int, connections: int, scheme: str = "Bearer"
+) -> tuple[float, str]:
+    """Requests/s and average latency: one ``token`` on every request, a file of them to cycle, or none.
+
+    One ``token`` is sent as ``Authorization: <scheme> <token>``.
+    """
     command = ["wrk", "-t1", f"-c{connections}", f"-d{duration}s"]
     env = dict(os.environ)
     if token is None:
@@ -94,7 +99,7 @@ def wrk(url: str, token: str | Path | None, duration: int, connections: int) -> 
         command += ["-s", str(script)]
         env["FW_BENCH_TOKENS"] = str(token)
     else:
-        command += ["-H", f"Authorization: Bearer {token}"]
+        command += ["-H", f"Authorization: {scheme} {token}"]
     out = subprocess.run(
         cores.load([*command, url]), capture_output=True, text=True, check=True, env=env
     ).stdout
