@@ -252,6 +252,7 @@ async def test_an_endpoint_nobody_listens_on_fails_at_once_rather_than_after_cli
 ) -> None:
     store = DynamoStore.open(dynamo_settings(closed_loopback_url))
     try:
+        await store.table.client()  # built first: the bound is on the call, not on loading botocore's models
         started = time.monotonic()
         with pytest.raises(StoreUnavailable):
             await store.sessions().load("A" * 43)
@@ -267,6 +268,7 @@ async def test_a_server_that_accepts_but_never_answers_fails_by_the_deadline(dyn
     port = silent.getsockname()[1]
     store = DynamoStore.open(dynamo_settings(f"http://127.0.0.1:{port}"))
     try:
+        await store.table.client()  # built first: the deadline bounds the call, not loading botocore's models
         started = time.monotonic()
         with pytest.raises(StoreUnavailable) as failed:
             await store.sessions().load("A" * 43)
