@@ -30,6 +30,9 @@ from jwt_rps import free_port, start, wrk
 from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
 
+#: The control row of ``--header-control``.
+CONTROL = "bare route, other-scheme header"
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(
@@ -64,7 +67,7 @@ def main() -> None:
             ("repeated token", "/api/me", token, "Bearer"),
         ]
         if args.header_control:
-            loads.insert(1, ("bare route, other-scheme header", "/hello", token, "Other"))
+            loads.insert(1, (CONTROL, "/hello", token, "Other"))
         if args.different:
             loads.append(("different token", "/api/me", cycling, "Bearer"))
         print(f"wrk -t1 -c{args.connections} -d{args.duration}s, best of {args.rounds} rounds per launch\n")
@@ -97,7 +100,7 @@ def main() -> None:
             bare = best["bare route"]
             shares = [f"{bare / best['repeated token']:.2f}x"]
             if args.header_control:
-                shares.append(f"{bare / best['bare route, other-scheme header']:.2f}x")
+                shares.append(f"{bare / best[CONTROL]:.2f}x")
             print(f"| {launch} | {cells} | {' | '.join(shares)} |")
 
 
