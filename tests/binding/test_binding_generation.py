@@ -361,7 +361,7 @@ async def test_binders_generated_by_another_fw_version_are_refused_as_stale(
     import importlib
 
     module = importlib.import_module(f"{package.name}.handlers")
-    with pytest.raises(NoBinderError, match=r"Upgraded is stale \(the dataclass, or fw itself, changed"):
+    with pytest.raises(NoBinderError, match=r"Upgraded is stale \(the dataclass, a type it uses, or fw itself changed"):
         await fw.parse(module.Upgraded, make_request())
 
 

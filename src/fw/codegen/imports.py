@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from fw.codegen.naming import module_for
+from fw.codegen.naming import module_for, namespace_folder
+from fw.errors import GenerationError
 
 
 def import_file(file: Path) -> ModuleType:
@@ -37,3 +38,27 @@ def forget_imports(before: set[str], folders: list[Path]) -> None:
         file = getattr(sys.modules[name], "__file__", None)
         if file and any(Path(file).resolve().is_relative_to(folder) for folder in folders):
             del sys.modules[name]
+
+
+def source_files(folder: Path, errors: list[GenerationError]) -> list[Path]:
+    """The Python files below ``folder`` that generation reads, in order; a file inside a folder
+    without ``__init__.py`` is refused (naming the folder) instead of imported under a wrong name."""
+    files: list[Path] = []
+    refused: set[Path] = set()
+    for file in sorted(folder.rglob("*.py")):
+        if file.name.startswith("_fw_") or "__pycache__" in file.parts:
+            continue
+        namespace = namespace_folder(file, folder)
+        if namespace is None:
+            files.append(file)
+        elif namespace not in refused:
+            refused.add(namespace)
+            errors.append(
+                GenerationError(
+                    str(namespace),
+                    0,
+                    f"{namespace.name}/ has no __init__.py: fw imports the modules below {folder} by "
+                    f"their package names, so add {namespace / '__init__.py'} (or list {namespace} itself)",
+                )
+            )
+    return files

@@ -1,8 +1,10 @@
 """Process-wide configuration state: registrations, the parsed values, the chosen sub-command.
 
-Registration only records the generated loader (or why there is none); the error surfaces when
-configuration is parsed or read, so ``import fw`` works even while a loader is stale and
-``fw generate`` can always run to refresh it.
+Registration only records the type and its prefix. The generated loader is looked up when
+configuration is first parsed or read, not while the registering module is still being imported:
+a package whose settings are split over several modules registers them in any import order, and
+the error of a stale or missing loader surfaces only when configuration is parsed or read, so
+``import fw`` works even while a loader is stale and ``fw generate`` can always run to refresh it.
 """
 
 from __future__ import annotations
@@ -55,8 +57,26 @@ TOML_SOURCE = "<toml>"
 class Registration:
     cls: type
     name: str
-    loader: Loader | Command | None
-    problem: str | None
+    #: The generated loader, looked up on first use (``None`` until then, or when there is none).
+    loader: Loader | Command | None = None
+    problem: str | None = None
+    looked_up: bool = False
+
+    def resolve(self, table: str) -> None:
+        """Find the generated loader (``LOADERS``) or sub-command (``COMMANDS``) once."""
+        if self.looked_up:
+            return
+        loader, problem = _lookup(self.cls, table)
+        if isinstance(loader, Loader) and loader.prefix != self.name:
+            problem = (
+                f"the generated loader of {type_name(self.cls)} is for prefix {loader.prefix!r}, not "
+                f"{self.name!r}: run `fw generate`"
+            )
+            loader = None
+        if isinstance(loader, Command) and loader.name != self.name:
+            problem = f"the generated sub-command of {type_name(self.cls)} is {loader.name!r}: run `fw generate`"
+            loader = None
+        self.loader, self.problem, self.looked_up = loader, problem, True
 
 
 @dataclass
@@ -101,14 +121,7 @@ def register_config(cls: type[T], prefix: str) -> None:
     for other in _state.configs.values():
         if other.cls is cls and other.name != prefix:
             raise RuntimeError(f"{type_name(cls)} is already registered under prefix {other.name!r}")
-    loader, problem = _lookup(cls, "LOADERS")
-    if isinstance(loader, Loader) and loader.prefix != prefix:
-        problem = (
-            f"the generated loader of {type_name(cls)} is for prefix {loader.prefix!r}, not {prefix!r}: "
-            "run `fw generate`"
-        )
-        loader = None
-    _state.configs[prefix] = Registration(cls, prefix, loader, problem)
+    _state.configs[prefix] = Registration(cls, prefix)
 
 
 def register_subcommand(cls: type[T], name: str, description: str = "") -> None:
@@ -123,11 +136,7 @@ def register_subcommand(cls: type[T], name: str, description: str = "") -> None:
     existing = _state.commands.get(name)
     if existing is not None and existing.cls is not cls:
         raise RuntimeError(f"sub-command {name!r} is already registered by {type_name(existing.cls)}")
-    loader, problem = _lookup(cls, "COMMANDS")
-    if isinstance(loader, Command) and loader.name != name:
-        problem = f"the generated sub-command of {type_name(cls)} is {loader.name!r}: run `fw generate`"
-        loader = None
-    _state.commands[name] = Registration(cls, name, loader, problem)
+    _state.commands[name] = Registration(cls, name)
 
 
 def subcommand(cls: type[T], name: str, description: str = "") -> None:
@@ -143,7 +152,8 @@ def module_name(cls: type) -> str:
 
 def loader_modules(cls: type) -> list[str]:
     """Where the loader of ``cls`` may live: ``_fw_config`` of its package, then of each parent."""
-    parts = module_name(cls).split(".")[:-1]
+    package = naming.package_of(cls.__module__)
+    parts = package.split(".") if package else []
     return [".".join(parts[:end]) + "._fw_config" for end in range(len(parts), 0, -1)] or ["_fw_config"]
 
 
@@ -153,20 +163,30 @@ def _lookup(cls: type, table: str) -> tuple[Loader | Command | None, str | None]
         try:
             generated = importlib.import_module(candidate)
         except ModuleNotFoundError as error:
-            if error.name == candidate:
+            if error.name is not None and (candidate == error.name or candidate.startswith(error.name + ".")):
                 continue
-            raise
+            return None, f"the generated loader module {candidate} cannot be imported ({error}): run `fw generate`"
+        except Exception as error:
+            return (
+                None,
+                f"the generated loader module {candidate} cannot be imported ({type(error).__name__}: {error}): "
+                "run `fw generate`",
+            )
         entry = getattr(generated, table, {}).get(name)
         if entry is None:
             continue
         try:
-            current = fingerprint(entry.classes())
-        except AttributeError:
-            current = ""
-        if current != entry.fingerprint:
+            classes = tuple(entry.classes())
+        except Exception as error:  # written by an fw whose loader shape is gone
+            return None, f"the generated loader of {name} is stale ({error}): run `fw generate`"
+        gone = naming.missing_among(classes)
+        if gone is not None:
+            return None, f"the generated loader of {name} is stale ({gone.why}): run `fw generate`"
+        if fingerprint(classes) != entry.fingerprint:
             return (
                 None,
-                f"the generated loader of {name} is stale (the declaration changed): run `fw generate`",
+                f"the generated loader of {name} is stale (the declaration, a type it uses, or fw itself "
+                "changed): run `fw generate`",
             )
         return entry, None
     return (
@@ -177,12 +197,14 @@ def _lookup(cls: type, table: str) -> tuple[Loader | Command | None, str | None]
 
 
 def _loader(registration: Registration) -> Loader:
+    registration.resolve("LOADERS")
     if not isinstance(registration.loader, Loader):
         raise ConfigError(registration.name, "", registration.problem or "no generated loader")
     return registration.loader
 
 
 def _command(registration: Registration) -> Command:
+    registration.resolve("COMMANDS")
     if not isinstance(registration.loader, Command):
         raise ConfigError(registration.name, "", registration.problem or "no generated sub-command")
     return registration.loader

@@ -174,7 +174,7 @@ def copy_value(value: Value) -> Value:
 
 
 #: The shape of generated loaders; a loader written for another shape counts as stale.
-LOADER_FORMAT = 2
+LOADER_FORMAT = 3
 
 
 def type_name(cls: type) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from fw.codegen.errors import GenerationFailed
-from fw.codegen.imports import forget_imports
+from fw.codegen.imports import forget_imports, source_files
 from fw.codegen.output import Output
 from fw.configuration.codegen.checks import check_together
 from fw.configuration.codegen.emit import emit
@@ -44,28 +44,25 @@ def generate_folders(folders: Iterable[Path]) -> list[Output]:
     try:
         for folder in resolved:
             plans: list[Plan] = []
-            for call in scan(folder, _files(folder), errors):
+            for call in scan(folder, _files(folder, errors), errors):
                 try:
                     plans.append(plan_call(call))
                 except GenerationError as error:
                     errors.append(error)
             per_folder.append((folder, plans))
+        errors.extend(check_together([plan for _, plans in per_folder for plan in plans]))
+        if errors:
+            raise GenerationFailed(errors)
+        # Emitted while the modules read are still imported: the fingerprints resolve their annotations.
+        return [Output(folder / OUTPUT, emit(plans)) for folder, plans in per_folder]
     finally:
         forget_imports(before, resolved)
-    errors.extend(check_together([plan for _, plans in per_folder for plan in plans]))
-    if errors:
-        raise GenerationFailed(errors)
-    return [Output(folder / OUTPUT, emit(plans)) for folder, plans in per_folder]
 
 
-def _files(folder: Path) -> list[Path]:
+def _files(folder: Path, errors: list[GenerationError]) -> list[Path]:
     if folder == _FW_DIR:
         return [folder / "settings.py"]
-    return sorted(
-        path
-        for path in folder.rglob("*.py")
-        if not path.name.startswith("_fw_") and "__pycache__" not in path.parts
-    )
+    return source_files(folder, errors)
 
 
 def main(argv: list[str] | None = None) -> int:

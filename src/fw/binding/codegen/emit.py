@@ -23,9 +23,10 @@ from fw.binding.codegen.rules import BY_NAME, TYPE_ERRORS
 from fw.binding.codegen.structs import PRELUDE, JsonStructs
 from fw.binding.registry import fingerprint
 from fw.binding.values import INT_MAX, INT_MIN
+from fw.codegen.naming import module_name
 from fw.codegen.output import header
 
-HEADER = header("the fw.parse calls in this directory", "a bound dataclass") + (
+HEADER = header("the fw.parse calls and bound dataclasses of this package", "a bound dataclass") + (
     "# Plain untyped Python on purpose (fw.parse is what is typed): type checkers skip it.\n"
     "# mypy: ignore-errors\n"
 )
@@ -66,7 +67,6 @@ class _Module:
 
     def __init__(self, cbor: bool) -> None:
         self.cbor = cbor
-        self.modules: dict[str, str] = {}
         self.classes: dict[type, str] = {}
         self.constants: list[str] = []
         self.struct_ids: dict[type, int] = {}
@@ -78,11 +78,13 @@ class _Module:
         self.json = JsonStructs()
 
     def cls(self, cls: type) -> str:
+        """The module-level name of ``cls``: found by module and qualified name when the module is
+        imported (:func:`fw.codegen.naming.declared`), so generated code imports no module it
+        describes (a ``python -m`` main module would run twice)."""
         if cls not in self.classes:
-            alias = self.modules.setdefault(cls.__module__, f"_m{len(self.modules)}")
             name = f"_T{len(self.classes)}"
             self.classes[cls] = name
-            self.constants.append(f"{name} = {alias}.{cls.__qualname__}")
+            self.constants.append(f"{name} = declared({module_name(cls.__module__)!r}, {cls.__qualname__!r})")
         return self.classes[cls]
 
     def pattern(self, regex: str) -> str:
@@ -436,7 +438,7 @@ def _emit_binder(module: _Module, plan: StructPlan, number: int) -> str:
 
 def _reaches_itself(plan: StructPlan) -> bool:
     """Whether some dataclass bound under ``plan`` (or ``plan`` itself) holds itself."""
-    return any(inner.cls in _plans_under(inner) for inner in [plan, *_plans_under(plan).values()])
+    return any(inner.cls in plans_under(inner) for inner in [plan, *plans_under(plan).values()])
 
 
 def _emit_binder_body(module: _Module, plan: StructPlan, function: str, number: int) -> str:
@@ -593,10 +595,10 @@ def emit_module(
         "import re",
         *(["from typing import Annotated"] if module.json.lines else []),
         "",
-        *[f"import {name} as {alias}" for name, alias in module.modules.items()],
         *(_MSGSPEC_IMPORTS if module.json.lines else []),
         "from fw.binding.body import CBOR, JSON, body_error, read_body, typed_json",
         "from fw.binding.registry import register, register_openapi",
+        "from fw.codegen.naming import declared",
         "from fw.binding.values import (",
         "    BAD, bool_json, bool_text, bytes_json, bytes_text, cookies_of, float_json, float_text,",
         "    header_values, int_json, int_text, is_date, is_datetime, is_email, is_time, is_uuid, query_of,",
@@ -625,7 +627,7 @@ def emit_module(
     return "\n".join(parts)
 
 
-def _plans_under(plan: StructPlan) -> dict[type, StructPlan]:
+def plans_under(plan: StructPlan) -> dict[type, StructPlan]:
     """Every dataclass held, at any depth, by the fields of ``plan``."""
     found: dict[type, StructPlan] = {}
     pending = [plan]
@@ -641,4 +643,4 @@ def _plans_under(plan: StructPlan) -> dict[type, StructPlan]:
 
 
 def _closure(plan: StructPlan) -> set[type]:
-    return set(_plans_under(plan)) - {plan.cls}
+    return set(plans_under(plan)) - {plan.cls}

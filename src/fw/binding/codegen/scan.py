@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fw.codegen.imports import import_file
+from fw.codegen.imports import source_files
 from fw.codegen.naming import module_for
 from fw.errors import GenerationError
 
@@ -33,9 +34,7 @@ class CallSite:
 
 def scan_directory(folder: Path, errors: list[GenerationError]) -> list[CallSite]:
     sites: list[CallSite] = []
-    for file in sorted(folder.rglob("*.py")):
-        if file.name.startswith("_fw_") or "__pycache__" in file.parts:
-            continue
+    for file in source_files(folder, errors):
         sites.extend(scan_file(file, errors))
     return sites
 

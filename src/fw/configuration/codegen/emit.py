@@ -1,7 +1,10 @@
 """Writing ``_fw_config.py``: one static key table and one constructor per registered type.
 
 The module holds plain data (:class:`fw.configuration.schema.Loader` and ``Command`` entries)
-and straight-line constructors, so loading configuration never reads an annotation.
+and straight-line constructors, so loading configuration never reads an annotation. It imports
+none of the modules it describes: each entry finds its classes by module and qualified name when
+it is used (:func:`fw.codegen.naming.declared`), so the loader of one settings module never
+imports a sibling that is still being imported, nor runs a ``python -m`` main module again.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 
+from fw.codegen.naming import module_name
 from fw.codegen.output import header
 from fw.configuration.codegen.plan import Node, Plan, PlannedArray, PlannedField
 from fw.configuration.schema import Field, fingerprint, type_name
@@ -22,6 +26,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from fw.codegen.naming import declared
 from fw.configuration.schema import Command, Field, Loader, Positional, TableArray
 '''
 )
@@ -30,13 +35,11 @@ from fw.configuration.schema import Command, Field, Loader, Positional, TableArr
 class _Emitter:
     def __init__(self, plans: list[Plan]) -> None:
         self.plans = plans
-        modules = sorted({cls.__module__ for plan in plans for cls in plan.classes})
-        self.alias = {module: f"_m{index}" for index, module in enumerate(modules)}
         self.functions: list[str] = []
         self.builders: dict[int, str] = {}
 
     def ref(self, cls: type) -> str:
-        return f"{self.alias[cls.__module__]}.{cls.__qualname__}"
+        return f"declared({module_name(cls.__module__)!r}, {cls.__qualname__!r})"
 
     def construct(self, node: Node, indent: str) -> str:
         parts = []
@@ -137,14 +140,11 @@ def _entry(emitter: _Emitter, plan: Plan, index: int) -> str:
 def emit(plans: list[Plan]) -> str:
     """The text of one ``_fw_config.py`` holding ``plans``."""
     emitter = _Emitter(plans)
-    imports = [f"import {module} as {alias}" for module, alias in emitter.alias.items()]
     loaders: list[str] = []
     commands: list[str] = []
     for index, plan in enumerate(plans):
         (loaders if plan.kind == "config" else commands).append(_entry(emitter, plan, index))
     text = HEADER
-    if imports:
-        text += "\n" + "\n".join(imports) + "\n"
     text += "\n\n" + "\n\n".join(emitter.functions) if emitter.functions else ""
     text += "\n\nLOADERS: dict[str, Loader] = {\n" + "\n".join(loaders) + ("\n" if loaders else "") + "}\n"
     text += "\nCOMMANDS: dict[str, Command] = {\n" + "\n".join(commands) + ("\n" if commands else "") + "}\n"
