@@ -67,7 +67,7 @@ def _files(root: Path) -> set[str]:
     return {
         str(path.relative_to(root))
         for path in root.rglob("*")
-        if path.is_file() and "__pycache__" not in path.parts and ".pytest_cache" not in path.parts
+        if path.is_file() and not {"__pycache__", ".pytest_cache", ".fw"}.intersection(path.parts)
     }
 
 

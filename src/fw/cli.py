@@ -11,12 +11,12 @@ import asyncio
 import contextlib
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fw.errors import ConfigError, StartupError
-from fw.generate import GenerationFailed, generate, is_stale
+from fw.generate import GenerationFailed, generate, regenerate_if_stale
 from fw.generate.project import Project, ProjectError, load_project
 
 if TYPE_CHECKING:
@@ -32,10 +32,7 @@ def _import_app(project: Project) -> object:
     if not project.app or ":" not in project.app:
         raise ProjectError('[tool.fw] app must name the App object as "module:attribute"')
     module_name, _, attribute = project.app.partition(":")
-    # The project root, and its src/ for the src layout, so a fresh checkout runs uninstalled.
-    for folder in (project.root / "src", project.root):
-        if folder.is_dir() and str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
+    project.put_on_path()  # so a fresh checkout runs uninstalled
     module = importlib.import_module(module_name)
     try:
         return getattr(module, attribute)
@@ -54,9 +51,11 @@ def _the_app(project: Project) -> App:
 
 
 def _regenerate_if_stale(project: Project) -> None:
-    if is_stale(project):
-        for path in generate(project):
-            sys.stderr.write(f"fw: regenerated {path.relative_to(project.root)}\n")
+    reason, written = regenerate_if_stale(project)
+    if reason is not None:
+        sys.stderr.write(f"fw: generated code checked ({reason})\n")
+    for path in written:
+        sys.stderr.write(f"fw: regenerated {path.relative_to(project.root)}\n")
 
 
 def cmd_generate(project: Project, _rest: list[str]) -> int:
@@ -91,6 +90,7 @@ def cmd_doctor(project: Project, rest: list[str]) -> int:
     its TTL setting, as ``fw migrate`` does), then checks.
     """
     from fw import configuration
+    from fw.generate.checks import generated_problems
 
     fix = "--fix" in rest
     rest = [argument for argument in rest if argument != "--fix"]
@@ -100,6 +100,7 @@ def cmd_doctor(project: Project, rest: list[str]) -> int:
         for line in asyncio.run(_migrate_cloud_stores()):
             print(f"fixed: {line}")
     problems = configuration.doctor_report()
+    problems.extend(generated_problems(project))
 
     async def check() -> None:
         await app.startup()
@@ -242,6 +243,25 @@ COMMANDS = {
 }
 
 
+@contextlib.contextmanager
+def _searching_from(root: Path) -> Iterator[None]:
+    """The configuration file and ``.env`` are the project's, wherever the command was typed
+    (``fw --project DIR``, or a shell in ``src/``). In-process callers (tests) get their search
+    options back afterwards."""
+    from fw.configuration import registry, set_config_load_options
+
+    state = registry.state()
+    if state.parsed:  # configuration already loaded in this process: leave it as it is
+        yield
+        return
+    saved = state.options
+    set_config_load_options(working_dir=root)
+    try:
+        yield
+    finally:
+        state.options = saved
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fw", description="The fw framework's command line.")
     parser.add_argument("--project", type=Path, default=None, help="project directory (default: cwd)")
@@ -257,7 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "completion":  # the script is the same for every project
             return cmd_completion(None, rest)
         project = load_project(args.project)
-        return handler(project, rest)
+        with _searching_from(project.root):
+            return handler(project, rest)
     except GenerationFailed as failure:
         for error in failure.errors:
             sys.stderr.write(f"{error}\n")

@@ -54,7 +54,9 @@ def fingerprint(*classes: type) -> str:
     return codegen_fingerprint(classes, f"binder format {BINDER_FORMAT}")
 
 
-def register(cls: type | naming.Missing, binder: Binder, expected: str, *closure: type | naming.Missing) -> None:
+def register(
+    cls: type | naming.Missing, binder: Binder, expected: str, *closure: type | naming.Missing
+) -> None:
     """Called by generated code: bind ``cls`` with ``binder`` if its declaration is unchanged."""
     if isinstance(cls, naming.Missing):
         return  # the type itself is gone: nothing can ask for its binder
@@ -86,7 +88,11 @@ def load_binders_near(module: str) -> None:
     edited by hand) is remembered as unusable, so ``fw.parse`` says "run fw generate" instead of
     showing a traceback from generated code.
     """
-    target = binders_module_for(module)
+    load_generated(binders_module_for(module))
+
+
+def load_generated(target: str) -> None:
+    """Import the generated binders module ``target`` once (see :func:`load_binders_near`)."""
     if target in _imported:
         return
     _imported[target] = None
@@ -98,6 +104,13 @@ def load_binders_near(module: str) -> None:
             _imported[target] = f"{target} cannot be imported ({missing})"
     except Exception as failure:
         _imported[target] = f"{target} cannot be imported ({type(failure).__name__}: {failure})"
+
+
+def problems() -> list[str]:
+    """What makes generated binders unusable, one line each: stale types and modules that fail
+    to import (for ``fw doctor``, after it imported every generated module)."""
+    found = [f"the generated binder for {type_name(cls)} is stale ({why})" for cls, why in _stale.items()]
+    return found + [why for why in _imported.values() if why is not None]
 
 
 def forget(modules: Iterable[str]) -> None:

@@ -10,15 +10,44 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
 from fw.codegen.naming import module_for, namespace_folder
 from fw.errors import GenerationError
 
+_collectors: list[set[Path]] = []
+
+
+@contextmanager
+def recording_reads() -> Iterator[set[Path]]:
+    """Collect the file of every module :func:`import_file` imports meanwhile, the modules those
+    import included: what generated code depends on, for the record of a generation."""
+    files: set[Path] = set()
+    _collectors.append(files)
+    try:
+        yield files
+    finally:
+        _collectors.remove(files)
+
 
 def import_file(file: Path) -> ModuleType:
     """The module of ``file``, imported by its dotted name (raises whatever the import raises)."""
+    before = set(sys.modules)
+    try:
+        return _import(file)
+    finally:
+        for collector in _collectors:
+            collector.add(file)
+            for name in set(sys.modules) - before:
+                loaded = getattr(sys.modules.get(name), "__file__", None)
+                if loaded:
+                    collector.add(Path(loaded))
+
+
+def _import(file: Path) -> ModuleType:
     name, root = module_for(file)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))

@@ -15,7 +15,7 @@ import os
 import sys
 import typing
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, TypeVar, Unpack
@@ -74,7 +74,9 @@ class Registration:
             )
             loader = None
         if isinstance(loader, Command) and loader.name != self.name:
-            problem = f"the generated sub-command of {type_name(self.cls)} is {loader.name!r}: run `fw generate`"
+            problem = (
+                f"the generated sub-command of {type_name(self.cls)} is {loader.name!r}: run `fw generate`"
+            )
             loader = None
         self.loader, self.problem, self.looked_up = loader, problem, True
 
@@ -165,12 +167,15 @@ def _lookup(cls: type, table: str) -> tuple[Loader | Command | None, str | None]
         except ModuleNotFoundError as error:
             if error.name is not None and (candidate == error.name or candidate.startswith(error.name + ".")):
                 continue
-            return None, f"the generated loader module {candidate} cannot be imported ({error}): run `fw generate`"
+            return (
+                None,
+                f"the generated loader module {candidate} cannot be imported ({error}): run `fw generate`",
+            )
         except Exception as error:
             return (
                 None,
-                f"the generated loader module {candidate} cannot be imported ({type(error).__name__}: {error}): "
-                "run `fw generate`",
+                f"the generated loader module {candidate} cannot be imported "
+                f"({type(error).__name__}: {error}): run `fw generate`",
             )
         entry = getattr(generated, table, {}).get(name)
         if entry is None:
@@ -450,6 +455,17 @@ def load(
     resolved = resolve([loader], file, environ, {}, cli.values)
     check_removed([loader], resolved.values, resolved.sources)
     return typing.cast(T, loader.build(resolved.values))
+
+
+def forget(modules: Collection[str]) -> None:
+    """Forget the registrations made by ``modules`` (dropped from ``sys.modules`` to be imported
+    again) and look every other registration's loader up again on next use: ``fw generate`` ran
+    in this process and may have rewritten them."""
+    for table in (_state.configs, _state.commands):
+        for name in [name for name, registration in table.items() if registration.cls.__module__ in modules]:
+            del table[name]
+        for registration in table.values():
+            registration.looked_up = False
 
 
 # Test support.

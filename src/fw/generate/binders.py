@@ -68,7 +68,10 @@ def generate_binders(project: Project) -> list[Output]:
     if errors:
         raise GenerationFailed(errors)
     outputs = [
-        Output(folder / OUTPUT_NAME, emit_module(package.tops, (package.operations, package.schemas), project.cbor))
+        Output(
+            folder / OUTPUT_NAME,
+            emit_module(package.tops, (package.operations, package.schemas), project.cbor),
+        )
         for folder, package in sorted(packages.items())
     ]
     document = document_output(project, operations, schemas)

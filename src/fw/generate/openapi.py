@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +34,7 @@ def document_path(project: Project) -> Path | None:
         return (project.root / setting).resolve()
     if setting is not None:
         raise _failed(project, f"[tool.fw.generate] openapi must be a path or false, got {setting!r}")
-    if str(project.root) not in sys.path:
-        sys.path.insert(0, str(project.root))
+    project.put_on_path()
     try:
         module = importlib.util.find_spec(project.app.partition(":")[0])
     except ImportError:

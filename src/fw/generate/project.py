@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,12 @@ class Project:
     @property
     def source_dirs(self) -> tuple[Path, ...]:
         return tuple(dict.fromkeys(self.handlers + self.config))
+
+    def put_on_path(self) -> None:
+        """Make the project importable uninstalled: its root, and its ``src/`` for the src layout."""
+        for folder in (self.root / "src", self.root):
+            if folder.is_dir() and str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
 
 
 class ProjectError(Exception):

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fw.codegen.imports import import_file
-from fw.codegen.imports import source_files
+from fw.codegen.imports import import_file, source_files
 from fw.codegen.naming import module_for
 from fw.errors import GenerationError
 
