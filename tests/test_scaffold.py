@@ -88,7 +88,11 @@ def test_every_choice_makes_the_same_set_of_files(projects: dict[tuple[str, str]
             f"src/{name}/_fw_config.py",
             f"src/{name}/openapi.json",
             f"src/{name}/handlers/__init__.py",
-            f"src/{name}/handlers/greetings.py",
+            f"src/{name}/models.py",
+            f"src/{name}/_fw_binders.py",
+            f"src/{name}/handlers/api/__init__.py",
+            f"src/{name}/handlers/api/greetings.py",
+            f"src/{name}/handlers/api/_fw_binders.py",
             f"src/{name}/handlers/_fw_binders.py",
         }
 

@@ -43,10 +43,6 @@ def scaffold(options: InitOptions) -> list[Path]:
         path.write_text(text, encoding="utf-8")
         written.append(path)
     finish.generate(root)
-    for relative in generated_files(options):
-        # fw generate leaves an unchanged output alone; after --force its sources are newer,
-        # and `fw run` would regenerate on every start. The outputs match the sources now.
-        (root / relative).touch()
     example = root / ".env.example"
     example.write_text(finish.env_example(root, options.name, sources["config.dev.toml"]), encoding="utf-8")
     if options.session == "cookie":

@@ -130,8 +130,10 @@ def source_files(options: InitOptions) -> dict[str, str]:
         f"{package}/__init__.py": t.PACKAGE_INIT,
         f"{package}/settings.py": t.SETTINGS,
         f"{package}/main.py": _main(options),
+        f"{package}/models.py": t.MODELS,
         f"{package}/handlers/__init__.py": t.HANDLERS_INIT,
-        f"{package}/handlers/greetings.py": t.GREETINGS,
+        f"{package}/handlers/api/__init__.py": t.API_INIT,
+        f"{package}/handlers/api/greetings.py": t.GREETINGS,
         "tests/test_app.py": _tests(options),
     }
     if storage.uses_sql(options):
@@ -148,7 +150,9 @@ def generated_files(options: InitOptions) -> list[str]:
     package = f"src/{options.name}"
     written = [
         f"{package}/_fw_config.py",
+        f"{package}/_fw_binders.py",
         f"{package}/handlers/_fw_binders.py",
+        f"{package}/handlers/api/_fw_binders.py",
         f"{package}/openapi.json",
         ".env.example",
     ]

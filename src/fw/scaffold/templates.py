@@ -94,14 +94,23 @@ fw.register_config(Settings, "{{name}}")
 '''
 
 HANDLERS_INIT = '''\
-"""Handlers whose ``fw.parse`` calls get generated binders (``_fw_binders.py`` here)."""
+"""Handlers whose ``fw.parse`` calls get generated binders (``[tool.fw.generate] handlers``).
+
+One sub-package per area of the API (``api`` here; ``v1`` and ``v2`` side by side work the same);
+``fw generate`` writes a ``_fw_binders.py`` into each package that needs one.
+"""
 '''
 
-GREETINGS = '''\
-"""A bound request: one dataclass says what ``POST /greetings`` accepts.
+API_INIT = '''\
+"""The JSON API's handlers."""
+'''
 
-``fw generate`` reads the ``fw.parse`` call below and writes its binder; a request that
-does not fit gets a 400 problem document listing every rejected field.
+MODELS = '''\
+"""The request types: one dataclass says what a request accepts.
+
+``fw generate`` finds them through the ``fw.parse`` calls in the handlers and writes their
+binders next to them (``_fw_binders.py`` in this package); a request that does not fit gets a
+400 problem document listing every rejected field.
 """
 
 from __future__ import annotations
@@ -111,7 +120,9 @@ from typing import Annotated
 
 import fw
 
-from {{name}}.settings import Settings
+#: A name a person gives: required, at most 64 characters. An alias like this one can be shared
+#: by many request types; editing it marks their generated binders stale.
+PersonName = Annotated[str, fw.check("required,maxlen=64")]
 
 
 @dataclass
@@ -119,9 +130,20 @@ class Greeting:
     """Ask for a greeting."""
 
     #: Who to greet.
-    name: Annotated[str, fw.check("required,maxlen=64")]
+    name: PersonName
     #: Exclamation marks at the end.
     excitement: Annotated[int, fw.check("min=0,max=5"), fw.default("1")]
+'''
+
+GREETINGS = '''\
+"""``POST /greetings``: binds a :class:`~{{name}}.models.Greeting` and answers with a message."""
+
+from __future__ import annotations
+
+import fw
+
+from {{name}}.models import Greeting
+from {{name}}.settings import Settings
 
 
 def register(app: fw.App) -> None:
@@ -146,7 +168,7 @@ from __future__ import annotations
 {{imports}}
 import fw
 
-from {{name}}.handlers import greetings
+from {{name}}.handlers.api import greetings
 from {{name}}.settings import Settings
 
 '''
