@@ -59,6 +59,11 @@ def guarded_app() -> fw.App:
     async def settings(request: fw.Request) -> fw.Response:
         return fw.JSONResponse({"page": "settings"})
 
+    @app.route("GET /api/settings")
+    @fw.auth.ensure_api(fw.auth.max_age(timedelta(minutes=5)))
+    async def api_settings(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"settings": True})
+
     @app.route("GET /confirmed")
     @fw.auth.ensure(fw.auth.confirmed(timedelta(minutes=5)))
     async def confirmed_page(request: fw.Request) -> fw.Response:

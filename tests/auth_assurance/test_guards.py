@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from auth_oidc.support import layers, session_settings
@@ -132,6 +133,104 @@ def test_a_zero_window_policy_behaves_like_confirmed_zero(guarded: Build, idp: T
     assert client.post("/api/once").status_code == 401
 
 
+def test_a_zero_window_api_grant_satisfies_no_other_guarded_route_and_its_own_once(
+    guarded: Build, idp: TestIdentityProvider
+) -> None:
+    client, _ = guarded()
+    sign_in(client, idp)
+    refused = client.post("/api/once", headers={"referer": f"{ORIGIN}/account"})
+    landed = client.get(refused.json()["login"], follow_redirects=True)
+    assert landed.json() == {"page": "account"}  # stepped up; the grant waits for POST /api/once
+    # The same guard kind on another route, and the same policy guarding another route: not theirs.
+    assert step_up_location(client.get("/once", follow_redirects=False))[1]["max_age"] == ["0"]
+    assert client.post("/account/delete", follow_redirects=False).status_code == 303
+    assert step_up_location(client.get("/policy/each_time", follow_redirects=False))[1]["max_age"] == ["0"]
+    # Their refusals did not spend it: the operation that asked for it runs, once.
+    assert client.post("/api/once").json() == {"done": True}
+    assert client.post("/api/once").status_code == 401
+
+
+def test_a_zero_window_page_grant_satisfies_no_other_guarded_route_and_its_own_once(
+    guarded: Build, idp: TestIdentityProvider
+) -> None:
+    client, _ = guarded()
+    sign_in(client, idp)
+    referer = {"referer": f"{ORIGIN}/account"}
+    asked = client.post("/account/delete", headers=referer, follow_redirects=False)
+    assert client.get(asked.headers["location"], follow_redirects=True).json() == {"page": "account"}
+    assert client.get("/once", follow_redirects=False).status_code == 303  # also confirmed(0), another route
+    assert client.post("/api/once").status_code == 401
+    assert client.post("/account/delete", headers=referer).json() == {"deleted": True}
+    assert client.post("/account/delete", headers=referer, follow_redirects=False).status_code == 303
+
+
+def test_a_zero_window_grant_for_one_path_of_a_route_does_not_serve_another_path(
+    idp: TestIdentityProvider, sqlite_dsn: str
+) -> None:
+    app = fw.App()
+
+    @app.route("GET /me")
+    async def me(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"signed_in": fw.auth.user(request) is not None})
+
+    @app.route("POST /api/items/{item}/delete")
+    @fw.auth.ensure_api(fw.auth.confirmed(timedelta(0)))
+    async def delete_item(request: fw.Request) -> fw.Response:
+        return fw.JSONResponse({"deleted": request.path_params["item"]})
+
+    arguments = layers(idp.issuer, sqlite_dsn, client_id=idp.client_id, client_secret=idp.client_secret)
+    with configured(**arguments), BrowserClient(app, idp) as client:
+        sign_in(client, idp)
+        refused = client.post("/api/items/1/delete")
+        client.get(refused.json()["login"], follow_redirects=True)
+        assert client.post("/api/items/2/delete").status_code == 401
+        assert client.post("/api/items/1/delete").json() == {"deleted": "1"}
+
+
+def test_the_login_url_of_a_zero_window_names_the_operation_of_its_guard_and_route(
+    guarded: Build, idp: TestIdentityProvider
+) -> None:
+    client, _ = guarded()
+    sign_in(client, idp)
+    referer = {"referer": f"{ORIGIN}/account"}
+    operations = [
+        step_up_location(client.get("/once", follow_redirects=False))[1]["operation"],
+        step_up_location(client.post("/account/delete", headers=referer, follow_redirects=False))[1][
+            "operation"
+        ],
+        step_up_location(client.get("/policy/each_time", follow_redirects=False))[1]["operation"],
+        parse_qs(urlsplit(client.post("/api/once").json()["login"]).query)["operation"],
+    ]
+    assert len({operation for [operation] in operations}) == 4
+    assert step_up_location(client.get("/once", follow_redirects=False))[1]["operation"] == operations[0]
+    # A positive window leaves no grant, so its login URL names no operation.
+    assert "operation" not in step_up_location(client.get("/confirmed", follow_redirects=False))[1]
+
+
+def test_a_head_request_asks_for_the_grant_its_page_uses(guarded: Build, idp: TestIdentityProvider) -> None:
+    client, _ = guarded()
+    sign_in(client, idp)
+    asked = client.head("/once", follow_redirects=False)
+    assert asked.status_code == 303
+    before = len(idp.state.authorizations)
+    landed = client.get(asked.headers["location"], follow_redirects=True)
+    assert str(landed.url) == f"{ORIGIN}/once" and landed.json() == {"page": "once"}
+    assert len(idp.state.authorizations) == before + 1  # one step-up, not one per method
+
+
+def test_a_zero_window_step_up_no_guard_asked_for_leaves_no_grant(
+    guarded: Build, idp: TestIdentityProvider
+) -> None:
+    client, app = guarded()
+    sign_in(client, idp)
+    landed = client.get("/auth/login?max_age=0&next=/me", follow_redirects=True)
+    assert str(landed.url) == f"{ORIGIN}/me"
+    summary = read_session(client, app)
+    assert summary is not None and summary.confirmed_at is not None and summary.grant == ""
+    assert client.get("/once", follow_redirects=False).status_code == 303
+    assert client.post("/api/once").status_code == 401
+
+
 @pytest.mark.parametrize("backend", ["rdb", "cookie", "redis"])
 def test_two_concurrent_uses_of_one_zero_window_step_up_let_exactly_one_through(
     idp: TestIdentityProvider, sqlite_dsn: str, backend: str, request: pytest.FixtureRequest
@@ -158,7 +257,8 @@ def test_a_post_is_resumed_as_the_page_it_came_from(guarded: Build, idp: TestIde
         "/account/delete", headers={"referer": f"{ORIGIN}/account?tab=danger"}, follow_redirects=False
     )
     _, query = step_up_location(response)
-    assert query == {"max_age": ["0"], "next": ["/account?tab=danger"]}
+    [operation] = query.pop("operation")
+    assert query == {"max_age": ["0"], "next": ["/account?tab=danger"]} and operation
 
 
 @pytest.mark.parametrize("referer", [None, "https://evil.example/account", f"{ORIGIN}/account/delete"])
@@ -212,6 +312,17 @@ def test_a_malformed_max_age_on_the_login_path_is_a_400(guarded: Build, idp: Tes
     sign_in(client, idp)
     for value in ("-1", "abc", "1e3", "99999999999"):
         assert client.get(f"/auth/login?max_age={value}").status_code == 400
+
+
+def test_a_malformed_operation_on_the_login_path_is_a_400(guarded: Build, idp: TestIdentityProvider) -> None:
+    client, _ = guarded()
+    sign_in(client, idp)
+    [operation] = step_up_location(client.get("/once", follow_redirects=False))[1]["operation"]
+    for value in ("", "x", operation + "A", operation[:-1] + "!", operation[:-1] + "%C3%A9"):
+        refused = client.get(f"/auth/login?max_age=0&operation={value}", follow_redirects=False)
+        assert refused.status_code == 400, value
+    to_provider = client.get(f"/auth/login?max_age=0&operation={operation}", follow_redirects=False)
+    assert to_provider.status_code == 302 and to_provider.headers["location"].startswith(idp.issuer)
 
 
 def test_a_guarded_handler_keeps_its_name_and_its_requirement() -> None:

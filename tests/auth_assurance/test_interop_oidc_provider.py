@@ -50,8 +50,9 @@ def rp(
                     "grant_types": ["authorization_code"],
                     "response_types": ["code"],
                     "redirect_uris": [f"{ORIGIN}/auth/callback"],
-                    # Without it the provider says auth_time only when max_age was sent, and
-                    # a login alone never satisfies max_age (freshness is auth_time, not arrival).
+                    # Without it this provider (claims parameter off, so fw's request for an
+                    # essential auth_time is ignored) says auth_time only when max_age was sent:
+                    # see test_interop_sign_in_proof_time.py for both kinds of provider.
                     "require_auth_time": require_auth_time,
                 }
             ],
@@ -126,6 +127,19 @@ def test_two_concurrent_uses_of_one_zero_window_step_up_let_exactly_one_through(
         landed = through_provider(client, client.get(refused.headers["location"], follow_redirects=True))
         assert landed.json() == {"page": "account"}  # the POST resumed as the page it came from
         assert sorted(concurrently(client, app, "POST", "/account/delete")) == [200, 303]
+
+
+def test_a_zero_window_grant_from_the_certified_provider_opens_only_the_route_that_asked(rp: Open) -> None:
+    with rp() as (client, _):
+        sign_in(client)
+        referer = {"referer": f"{ORIGIN}/account"}
+        asked = client.post("/account/delete", headers=referer, follow_redirects=False)
+        landed = through_provider(client, client.get(asked.headers["location"], follow_redirects=True))
+        assert landed.json() == {"page": "account"}  # re-proved for POST /account/delete, unused
+        assert client.post("/api/once").status_code == 401
+        step_up_location(client.get("/once", follow_redirects=False))
+        assert client.post("/account/delete", headers=referer).json() == {"deleted": True}
+        step_up_location(client.post("/account/delete", headers=referer, follow_redirects=False))
 
 
 def test_a_step_up_as_someone_else_answers_403_and_keeps_the_session(rp: Open) -> None:

@@ -69,7 +69,8 @@ def test_deleting_the_account_needs_a_confirmation_for_this_attempt(
     referer = {"referer": f"{ORIGIN}/settings"}
     first = client.post("/account/delete", headers=referer, follow_redirects=False)
     _, query = step_up_location(first)
-    assert query == {"max_age": ["0"], "next": ["/settings"]}
+    [operation] = query.pop("operation")  # the grant is for this operation alone
+    assert query == {"max_age": ["0"], "next": ["/settings"]} and operation
     back = client.get(first.headers["location"], follow_redirects=True)
     assert str(back.url) == f"{ORIGIN}/settings"  # the POST is not replayed; the person presses again
     deleted = client.post("/account/delete", headers=referer, follow_redirects=False)

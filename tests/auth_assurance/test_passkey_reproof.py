@@ -1,13 +1,15 @@
 """Re-proof by passkey: in ``passkey_only`` and ``oidc_passkey`` a passkey assertion made while
-signed in as the same account confirms the session (and leaves one use for a zero window); an
-assertion of another account changes nothing. In ``oidc_passkey`` the provider's step-up counts
-too."""
+signed in as the same account confirms the session (and, begun with the ``operation`` a zero-window
+guard named, leaves one use of that operation); an assertion of another account changes nothing.
+In ``oidc_passkey`` the provider's step-up counts too."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from urllib.parse import parse_qs, quote, urlsplit
 
+import httpx2
 from auth_passkey_modes.support import ORIGIN, PasskeyBrowser, oidc_passkey_toml, passkey_only_toml
 from starlette.testclient import TestClient
 
@@ -23,6 +25,15 @@ def passkey_only(dsn: str) -> Iterator[PasskeyBrowser]:
     toml = passkey_only_toml(dsn) + policies_toml(POLICIES)
     with configured(toml=toml), TestClient(guarded_app(), base_url=ORIGIN) as client:
         yield PasskeyBrowser(client)
+
+
+def reprove(browser: PasskeyBrowser, login_url: str) -> httpx2.Response:
+    """A passkey re-proof on the login page a guard sent the browser to: passkey.js hands the
+    page's ``operation`` to ``login/begin``, as this does."""
+    [operation] = parse_qs(urlsplit(login_url).query).get("operation", [""])
+    begun = browser.post(f"/login/begin?operation={quote(operation)}" if operation else "/login/begin")
+    assert begun.status_code == 200, begun.text
+    return browser.post("/login/finish", browser.authenticator.get(begun.json()))
 
 
 def enrol(browser: PasskeyBrowser, login_id: str) -> str:
@@ -50,9 +61,36 @@ def test_a_passkey_re_proof_satisfies_a_zero_window_once(dsn: str) -> None:
         enrol(browser, "alice")
         refused = browser.client.post("/api/once")
         assert refused.status_code == 401 and refused.json()["code"] == "step_up_required"
-        assert browser.login().status_code == 200
+        assert reprove(browser, refused.json()["login"]).status_code == 200
         assert browser.client.post("/api/once").json() == {"done": True}
         assert browser.client.post("/api/once").status_code == 401
+
+
+def test_a_passkey_re_proof_for_one_operation_satisfies_no_other(dsn: str) -> None:
+    with passkey_only(dsn) as browser:
+        enrol(browser, "alice")
+        asked = browser.client.get("/once", follow_redirects=False)
+        assert reprove(browser, asked.headers["location"]).status_code == 200
+        assert browser.client.post("/api/once").status_code == 401  # another guarded route
+        assert browser.client.get("/once").json() == {"page": "once"}  # its own, once
+        step_up_location(browser.client.get("/once", follow_redirects=False))
+
+
+def test_a_passkey_re_proof_no_guard_asked_for_confirms_but_leaves_no_zero_window_use(dsn: str) -> None:
+    with passkey_only(dsn) as browser:
+        enrol(browser, "alice")
+        assert browser.login().status_code == 200
+        assert browser.client.get("/confirmed").json() == {"page": "confirmed"}
+        step_up_location(browser.client.get("/once", follow_redirects=False))
+        assert browser.client.post("/api/once").status_code == 401
+
+
+def test_a_malformed_operation_on_login_begin_is_a_400(dsn: str) -> None:
+    with passkey_only(dsn) as browser:
+        enrol(browser, "alice")
+        for value in ("x", "A" * 23, "A" * 21 + "%21"):
+            refused = browser.post(f"/login/begin?operation={value}")
+            assert refused.status_code == 400 and refused.json()["code"] == "bad_request"
 
 
 def test_a_passkey_of_another_account_while_signed_in_changes_nothing(dsn: str) -> None:
@@ -89,8 +127,10 @@ def test_in_oidc_passkey_both_the_provider_step_up_and_a_passkey_count(
         # The provider's step-up confirms the session...
         assert client.get("/confirmed", follow_redirects=True).json() == {"page": "confirmed"}
         assert idp.state.authorizations[-1]["prompt"] == "login"
-        # ...and so does a passkey assertion, which also leaves one use for a zero window.
-        step_up_location(client.get("/once", follow_redirects=False))
-        assert browser.login().status_code == 200
-        assert client.get("/once").json() == {"page": "once"}
+        # ...and so does a passkey assertion, which also leaves one use of the zero window that
+        # asked for it.
+        asked = client.get("/once", follow_redirects=False)
+        step_up_location(asked)
+        assert reprove(browser, asked.headers["location"]).status_code == 200
+        assert client.get("/once", follow_redirects=False).json() == {"page": "once"}
         assert client.get("/me").json()["key"] == "alice"

@@ -41,24 +41,31 @@ def test_valid_policies_start(sqlite_dsn: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("entries", "key", "words"),
+    ("entries", "key", "words", "received"),
     [
-        ([{"max_age": "5m"}], "auth.assurance.policy[0].name", "needs a name"),
-        ([{"name": "  ", "max_age": "5m"}], "auth.assurance.policy[0].name", "needs a name"),
+        ([{"max_age": "5m"}], "auth.assurance.policy[0].name", "needs a name", "''"),
+        ([{"name": "  ", "max_age": "5m"}], "auth.assurance.policy[0].name", "needs a name", "'  '"),
         (
             [{"name": "a", "max_age": "5m"}, {"name": "a", "max_age": "1m"}],
             "auth.assurance.policy[1].name",
             "defined twice",
+            "'a'",
         ),
-        ([{"name": "a", "max_age": "-5m"}], "auth.assurance.policy[0].max_age", "negative"),
+        (
+            [{"name": "a", "max_age": "5m"}, {"name": "neg", "max_age": "-90s"}],
+            "auth.assurance.policy[1].max_age",
+            "negative",
+            "'-1m30s'",
+        ),
     ],
 )
-def test_a_broken_policy_refuses_to_start_naming_its_key(
-    sqlite_dsn: str, entries: list[dict[str, Any]], key: str, words: str
+def test_a_broken_policy_refuses_to_start_naming_its_key_and_the_value_received(
+    sqlite_dsn: str, entries: list[dict[str, Any]], key: str, words: str, received: str
 ) -> None:
     with pytest.raises(ConfigError) as caught:
         start(sqlite_dsn, entries)
-    assert caught.value.key == key and words in str(caught.value)
+    assert caught.value.key == key and words in caught.value.reason
+    assert received in caught.value.reason  # as the summary shows it
     assert caught.value.source.startswith("file:")
 
 

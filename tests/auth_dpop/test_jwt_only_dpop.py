@@ -1,16 +1,24 @@
-"""``auth.jwt.dpop`` in ``jwt_only``: DPoP-bound tokens need their key's proof; bearer rules stay."""
+"""``auth.jwt.dpop`` in ``jwt_only``: DPoP-bound tokens need their key's proof; bearer rules stay;
+each proof is taken once in the ``auth.backend`` store that DPoP opens."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-from auth_jwt.conftest import bearer, serving
+from auth_jwt.conftest import bearer, jwt_only, serving
 from auth_jwt.settings import auth_settings, jwt_settings, revocation
+from backends import StoreBackend
 
+from fw.auth.modes.jwt_only import JwtOnly
+from fw.auth.stores.rdb import RdbStore
 from fw.errors import StartupError
+from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
 
 from .support import DpopClient
@@ -34,29 +42,33 @@ def challenge(response: httpx2.Response) -> str:
     return response.headers.get("www-authenticate", "")
 
 
-async def test_a_bound_token_with_a_proof_of_its_key_is_accepted(issuer: LocalIssuer) -> None:
+async def test_a_bound_token_with_a_proof_of_its_key_is_accepted(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
     client = DpopClient()
     token = bound_token(issuer, client)
-    async with serving(settings(issuer)) as (http, _):
+    async with serving(settings(issuer), sqlite_store) as (http, _):
         response = await http.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
     assert response.status_code == 200, response.text
     assert response.json()["claims"]["cnf"] == {"jkt": client.jkt}
     assert response.json()["method"] == "bearer"
 
 
-async def test_a_proof_signed_by_another_key_is_refused_as_invalid_dpop_proof(issuer: LocalIssuer) -> None:
+async def test_a_proof_signed_by_another_key_is_refused_as_invalid_dpop_proof(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
     owner, thief = DpopClient(), DpopClient()
     token = bound_token(issuer, owner)
-    async with serving(settings(issuer)) as (http, _):
+    async with serving(settings(issuer), sqlite_store) as (http, _):
         response = await http.get("/api/me", headers=dpop(token, thief.proof("GET", ME, token)))
     assert response.status_code == 401
     assert challenge(response).startswith('DPoP error="invalid_dpop_proof"')
 
 
-async def test_a_bound_token_presented_as_bearer_is_refused(issuer: LocalIssuer) -> None:
+async def test_a_bound_token_presented_as_bearer_is_refused(issuer: LocalIssuer, sqlite_store: str) -> None:
     client = DpopClient()
     token = bound_token(issuer, client)
-    async with serving(settings(issuer)) as (http, _):
+    async with serving(settings(issuer), sqlite_store) as (http, _):
         response = await http.get(
             "/api/me", headers={**bearer(token), "DPoP": client.proof("GET", ME, token)}
         )
@@ -64,29 +76,74 @@ async def test_a_bound_token_presented_as_bearer_is_refused(issuer: LocalIssuer)
     assert 'error="invalid_token"' in challenge(response)
 
 
-async def test_a_replayed_proof_is_refused(issuer: LocalIssuer) -> None:
+async def test_a_replayed_proof_is_refused(issuer: LocalIssuer, sqlite_store: str) -> None:
     client = DpopClient()
     token = bound_token(issuer, client)
     proof = client.proof("GET", ME, token)
-    async with serving(settings(issuer)) as (http, _):
+    async with serving(settings(issuer), sqlite_store) as (http, _):
         assert (await http.get("/api/me", headers=dpop(token, proof))).status_code == 200
         replay = await http.get("/api/me", headers=dpop(token, proof))
     assert replay.status_code == 401
     assert 'error="invalid_dpop_proof"' in challenge(replay)
 
 
-async def test_a_proof_replayed_against_another_process_is_refused_through_the_store(
-    issuer: LocalIssuer, store: str
+async def test_a_proof_replayed_against_another_process_sharing_the_store_is_refused(
+    issuer: LocalIssuer, store: StoreBackend
 ) -> None:
+    # Neither revocation nor the registered admission: DPoP alone opens the store.
     client = DpopClient()
-    token = bound_token(issuer, client, jti=uuid.uuid4().hex)
+    token = bound_token(issuer, client)
     proof = client.proof("GET", ME, token)
-    shared = settings(issuer, revocation=revocation("token"))
+    shared = settings(issuer)
     async with serving(shared, store) as (first, _), serving(shared, store) as (second, _):
         assert (await first.get("/api/me", headers=dpop(token, proof))).status_code == 200
         replay = await second.get("/api/me", headers=dpop(token, proof))
     assert replay.status_code == 401
     assert 'error="invalid_dpop_proof"' in challenge(replay)
+
+
+async def test_dpop_refuses_to_start_without_the_store_of_its_replay_record(
+    issuer: LocalIssuer, tmp_path: Path
+) -> None:
+    empty = f"sqlite:///{tmp_path / 'never-migrated.sqlite3'}"
+    with pytest.raises(StartupError) as refused:
+        async with serving(settings(issuer), empty):
+            pass
+    assert refused.value.key == "middleware.rdb.dsn"
+    assert "fw migrate" in str(refused.value)
+    async with serving(settings(issuer, "off"), empty) as (http, _):  # without DPoP, no store
+        assert (await http.get("/api/me", headers=bearer(issuer.mint()))).status_code == 200
+
+
+@contextlib.asynccontextmanager
+async def unreachable_replay_record(extension: JwtOnly) -> AsyncIterator[None]:
+    """The gate's replay record moved to a database nobody listens for (a closed loopback port)."""
+    gate = extension.running.dpop if extension.running is not None else None
+    assert gate is not None and gate.shared is not None, "DPoP keeps no shared replay record"
+    broken = RdbStore.open("postgresql://fw@127.0.0.1:9/unreachable")
+    working, gate.shared = gate.shared, broken.ceremonies
+    try:
+        yield
+    finally:
+        gate.shared = working
+        await broken.close()
+
+
+async def test_a_dpop_request_is_503_while_the_replay_record_cannot_answer(
+    issuer: LocalIssuer, rdb_store: str
+) -> None:
+    client = DpopClient()
+    token = bound_token(issuer, client)
+    async with serving(settings(issuer), rdb_store) as (http, extension):
+        async with unreachable_replay_record(extension):
+            refused = await http.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
+            plain = await http.get("/api/me", headers=bearer(issuer.mint()))  # touches no store
+        recovered = await http.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
+    assert refused.status_code == 503
+    assert refused.json()["code"] == "unavailable"
+    assert "www-authenticate" not in refused.headers
+    assert plain.status_code == 200
+    assert recovered.status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -109,29 +166,33 @@ async def test_a_proof_replayed_against_another_process_is_refused_through_the_s
     ],
 )
 async def test_a_request_without_one_matching_proof_is_refused(
-    issuer: LocalIssuer, case: str, make: Any
+    issuer: LocalIssuer, sqlite_store: str, case: str, make: Any
 ) -> None:
     client = DpopClient()
     token = bound_token(issuer, client)
-    async with serving(settings(issuer)) as (http, _):
+    async with serving(settings(issuer), sqlite_store) as (http, _):
         response = await http.get("/api/me", headers=make(client, token))
     assert response.status_code == 401, case
     assert challenge(response).startswith('DPoP error="invalid_dpop_proof"'), case
 
 
-async def test_a_dpop_presentation_of_an_unbound_token_is_invalid_token(issuer: LocalIssuer) -> None:
+async def test_a_dpop_presentation_of_an_unbound_token_is_invalid_token(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
     client = DpopClient()
     token = issuer.mint()
-    async with serving(settings(issuer)) as (http, _):
+    async with serving(settings(issuer), sqlite_store) as (http, _):
         response = await http.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
     assert response.status_code == 401
     assert challenge(response).startswith('DPoP error="invalid_token"')
 
 
-async def test_a_forged_token_with_a_valid_proof_is_invalid_token(issuer: LocalIssuer) -> None:
+async def test_a_forged_token_with_a_valid_proof_is_invalid_token(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
     client = DpopClient()
     token = bound_token(issuer, client, aud="another-api")
-    async with serving(settings(issuer)) as (http, _):
+    async with serving(settings(issuer), sqlite_store) as (http, _):
         response = await http.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
     assert response.status_code == 401
     assert challenge(response).startswith('DPoP error="invalid_token"')
@@ -139,8 +200,9 @@ async def test_a_forged_token_with_a_valid_proof_is_invalid_token(issuer: LocalI
 
 async def test_allowed_still_accepts_an_unbound_bearer_token_and_challenges_with_both(
     issuer: LocalIssuer,
+    sqlite_store: str,
 ) -> None:
-    async with serving(settings(issuer)) as (http, _):
+    async with serving(settings(issuer), sqlite_store) as (http, _):
         accepted = await http.get("/api/me", headers=bearer(issuer.mint()))
         anonymous = await http.get("/api/me")
     assert accepted.status_code == 200
@@ -148,10 +210,12 @@ async def test_allowed_still_accepts_an_unbound_bearer_token_and_challenges_with
     assert challenge(anonymous).startswith("Bearer, DPoP algs=")
 
 
-async def test_required_refuses_bearer_tokens_and_challenges_with_dpop_only(issuer: LocalIssuer) -> None:
+async def test_required_refuses_bearer_tokens_and_challenges_with_dpop_only(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
     client = DpopClient()
     token = bound_token(issuer, client)
-    async with serving(settings(issuer, "required")) as (http, _):
+    async with serving(settings(issuer, "required"), sqlite_store) as (http, _):
         as_bearer = await http.get("/api/me", headers=bearer(issuer.mint()))
         anonymous = await http.get("/api/me")
         public = await http.get("/public")
@@ -162,10 +226,10 @@ async def test_required_refuses_bearer_tokens_and_challenges_with_dpop_only(issu
     assert with_proof.status_code == 200
 
 
-async def test_off_leaves_dpop_requests_anonymous_as_before(issuer: LocalIssuer) -> None:
+async def test_off_leaves_dpop_requests_anonymous_as_before(issuer: LocalIssuer, sqlite_store: str) -> None:
     client = DpopClient()
     token = bound_token(issuer, client)
-    async with serving(settings(issuer, "off")) as (http, _):
+    async with serving(settings(issuer, "off"), sqlite_store) as (http, _):
         response = await http.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
     assert response.status_code == 401
     assert challenge(response) == "Bearer"
@@ -173,10 +237,11 @@ async def test_off_leaves_dpop_requests_anonymous_as_before(issuer: LocalIssuer)
 
 async def test_with_nonces_a_proof_without_one_gets_use_dpop_nonce_and_the_retry_passes(
     issuer: LocalIssuer,
+    sqlite_store: str,
 ) -> None:
     client = DpopClient()
     token = bound_token(issuer, client)
-    async with serving(settings(issuer, dpop_nonce=True)) as (http, _):
+    async with serving(settings(issuer, dpop_nonce=True), sqlite_store) as (http, _):
         first = await http.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
         assert first.status_code == 401
         assert challenge(first).startswith('DPoP error="use_dpop_nonce"')
@@ -208,23 +273,20 @@ def test_nonces_without_dpop_are_refused_at_startup(issuer: LocalIssuer) -> None
     assert refused.value.key == "auth.jwt.dpop_nonce"
 
 
-def test_a_websocket_handshake_is_proven_as_the_http_get_it_starts_as(issuer: LocalIssuer) -> None:
-    import contextlib
-    from collections.abc import AsyncIterator
-
+def test_a_websocket_handshake_is_proven_as_the_http_get_it_starts_as(
+    issuer: LocalIssuer, sqlite_store: str
+) -> None:
     from starlette.applications import Starlette
     from starlette.routing import WebSocketRoute
     from starlette.testclient import TestClient
     from starlette.websockets import WebSocket, WebSocketDisconnect
-
-    from fw.auth.modes.jwt_only import JwtOnly
 
     async def echo(websocket: WebSocket) -> None:
         await websocket.accept()
         await websocket.send_text("hello")
         await websocket.close()
 
-    extension = JwtOnly(settings(issuer, "required"), "sqlite:///unused.sqlite3")
+    extension = jwt_only(settings(issuer, "required"), sqlite_store)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -255,7 +317,7 @@ async def test_processes_sharing_a_store_accept_each_others_nonces(
 ) -> None:
     client = DpopClient()
     token = bound_token(issuer, client)
-    shared = settings(issuer, dpop_nonce=True, revocation=revocation("token"))
+    shared = settings(issuer, dpop_nonce=True)
     async with serving(shared, sqlite_store) as (first, _), serving(shared, sqlite_store) as (second, _):
         asked = await first.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))
         nonce = asked.headers["dpop-nonce"]
@@ -265,12 +327,16 @@ async def test_processes_sharing_a_store_accept_each_others_nonces(
     assert answered.status_code == 200, answered.text
 
 
-async def test_without_a_store_each_process_has_nonces_of_its_own(issuer: LocalIssuer) -> None:
+async def test_processes_on_separate_stores_have_nonces_of_their_own(
+    issuer: LocalIssuer, sqlite_store: str, tmp_path: Path
+) -> None:
+    elsewhere_store = f"sqlite:///{tmp_path / 'elsewhere.sqlite3'}"
+    await upgrade(elsewhere_store)
     client = DpopClient()
     token = bound_token(issuer, client)
     async with (
-        serving(settings(issuer, dpop_nonce=True)) as (first, _),
-        serving(settings(issuer, dpop_nonce=True)) as (second, _),
+        serving(settings(issuer, dpop_nonce=True), sqlite_store) as (first, _),
+        serving(settings(issuer, dpop_nonce=True), elsewhere_store) as (second, _),
     ):
         nonce = (await first.get("/api/me", headers=dpop(token, client.proof("GET", ME, token)))).headers[
             "dpop-nonce"

@@ -151,3 +151,52 @@ def test_the_seen_record_refuses_a_jti_until_it_expires_and_stays_bounded() -> N
 )
 def test_htu_is_compared_by_scheme_host_and_path(url: str, normalized: str | None) -> None:
     assert normalize_htu(url) == normalized
+
+
+@pytest.mark.parametrize(
+    ("url", "normalized"),
+    [
+        ("https://a.example.com/api/m%65", "https://a.example.com/api/me"),  # an unreserved letter
+        ("https://a.example.com/%7Euser/%2d%2E%5F", "https://a.example.com/~user/-._"),
+        ("https://a.example.com/items/caf%c3%a9", "https://a.example.com/items/caf%C3%A9"),
+        ("https://a.example.com/files/a%20b", "https://a.example.com/files/a%20b"),
+        ("https://a.example.com/files/a%2fb", "https://a.example.com/files/a%2Fb"),  # not a "/"
+        ("https://a.example.com/files/100%25", "https://a.example.com/files/100%25"),
+        ("https://a.example.com/a/./b/../c", "https://a.example.com/a/c"),
+        ("https://a.example.com/a/%2E%2E/c", "https://a.example.com/c"),
+        ("https://a.example.com/a/..", "https://a.example.com/"),
+        ("https://a.example.com/;p=1/@x:y/!$&'()*+,=", "https://a.example.com/;p=1/@x:y/!$&'()*+,="),
+        ("https://a.example.com:/x", "https://a.example.com/x"),
+        ("https://EX%41MPLE.com/x", "https://example.com/x"),
+        # printable ASCII a client leaves unencoded compares as what a server decodes it to
+        ("https://a.example.com/a|b^c[1]", "https://a.example.com/a%7Cb%5Ec%5B1%5D"),
+        ("https://a.example.com/a%7cb", "https://a.example.com/a%7Cb"),
+    ],
+)
+def test_htu_is_normalized_by_rfc_3986_syntax(url: str, normalized: str) -> None:
+    assert normalize_htu(url) == normalized
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://a.example.com/items/café",  # a character no URI holds: its encoding is another URI
+        "https://a.example.com/files/a b",
+        "https://a.example.com/files/a%2",
+        "https://a.example.com/files/a%zz",
+        "https://a.example.com/a\tb",
+        "https://a.example.com/a\x7fb",
+        "https://user@a.example.com/x",  # an http(s) target URI carries no userinfo (RFC 9110 4.2.4)
+    ],
+)
+def test_an_htu_that_is_not_a_uri_of_an_http_target_is_never_matched(url: str) -> None:
+    assert normalize_htu(url) is None
+
+
+def test_a_proof_naming_the_decoded_form_of_an_encoded_path_is_refused() -> None:
+    encoded = "https://api.example.com/items/caf%C3%A9"
+    client = DpopClient()
+    assert verify(client.proof("POST", encoded, TOKEN), url=encoded).jkt == client.jkt
+    with pytest.raises(DpopRejected) as refused:
+        verify(client.proof("POST", "https://api.example.com/items/café", TOKEN), url=encoded)
+    assert refused.value.error == "invalid_dpop_proof"

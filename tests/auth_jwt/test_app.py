@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -283,3 +284,43 @@ async def test_a_jwt_only_app_answers_its_handlers_errors_through_one_shared_err
     assert (answered.status_code, answered.json()["code"]) == (409, "conflict")
     assert failed.status_code == 500 and "a bug" not in failed.text
     assert (refused.status_code, refused.headers["www-authenticate"]) == (401, "Bearer")
+
+
+@pytest.mark.parametrize("path", ["settled without awaiting", "awaited", "behind the DPoP gate"])
+async def test_an_unexpected_error_while_verifying_is_a_logged_500_problem_never_the_401_of_a_bad_token(
+    configure: Configure,
+    issuer: LocalIssuer,
+    sqlite_dsn: str,
+    path: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A 401 tells the client its token is bad and it throws the token away; a fault of the
+    # server is no verdict on the token. (DPoP keeps its replay record in the store: a migrated one.)
+    configure(_toml(issuer, sqlite_dsn, extra='dpop = "allowed"' if path == "behind the DPoP gate" else ""))
+    if path == "awaited":  # a resolver to await sends every request through the awaited path
+        fw.auth.set_account_resolver(lambda identity: fw.auth.Account(identity.value))
+    app = _app()
+    await app.startup()
+    try:
+        [extension] = app.extensions
+        running: Any = getattr(extension, "running", None)
+        assert running is not None
+
+        def broken(*parts: object, **options: object) -> None:
+            raise RuntimeError("a bug in a verifier")
+
+        monkeypatch.setattr(running.verifier, "_finish", broken)
+        transport = httpx2.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            with caplog.at_level(logging.ERROR):
+                failed = await client.get("/api/whoami", headers={"Authorization": f"Bearer {issuer.mint()}"})
+            anonymous = await client.get("/api/whoami")
+    finally:
+        await app.shutdown()
+    assert failed.status_code == 500
+    assert failed.headers["content-type"] == "application/problem+json"
+    assert failed.json()["code"] == "internal_error"
+    assert "www-authenticate" not in failed.headers and "a bug" not in failed.text
+    assert any(r.exc_info and isinstance(r.exc_info[1], RuntimeError) for r in caplog.records)
+    assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"].startswith("Bearer")

@@ -49,6 +49,26 @@ def test_each_missing_required_jwt_setting_is_a_startup_error_naming_it(
     assert "required" in error.fix
 
 
+@pytest.mark.parametrize(
+    ("key", "override", "received"),
+    [
+        ("auth.jwt.max_token_lifetime", {"max_token_lifetime": timedelta(0)}, "0s"),
+        ("auth.jwt.max_token_lifetime", {"max_token_lifetime": timedelta(seconds=-90)}, "-1m30s"),
+        (
+            "auth.jwt.revocation.max_propagation_delay",
+            {"revocation": revocation("token", delay=timedelta(seconds=-1))},
+            "-1s",
+        ),
+    ],
+)
+def test_a_refused_duration_is_named_as_the_configuration_writes_it(
+    key: str, override: dict[str, object], received: str
+) -> None:
+    error = _refusal(auth_settings(replace(jwt_settings(ISSUER), **override)))
+    assert error.key == key and error.value == received
+    assert f"{key} = {received!r}: " in str(error)
+
+
 def test_a_complete_jwt_only_configuration_passes_the_table_check() -> None:
     plugin.check(mode_settings(auth_settings(jwt_settings(ISSUER))), _defaults)
 
@@ -79,7 +99,8 @@ def test_browser_session_settings_are_foreign_to_jwt_only() -> None:
     def source_of(key: str) -> str:
         return "option:--auth.session.ttl" if key == "auth.session.ttl" else "default"
 
-    assert _refusal(auth_settings(jwt_settings(ISSUER)), source_of).key == "auth.session.ttl"
+    error = _refusal(auth_settings(jwt_settings(ISSUER)), source_of)
+    assert error.key == "auth.session.ttl" and error.value == "24h0m0s"  # as the configuration writes it
 
 
 @pytest.mark.parametrize("issuer", ["http://issuer.example", "ftp://issuer.example", "issuer.example", ""])

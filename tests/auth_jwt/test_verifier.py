@@ -55,6 +55,14 @@ async def test_a_small_clock_skew_is_tolerated_and_a_large_one_is_not() -> None:
         await _verifier(issuer, now=1_000_000 - 31).verify(token)
 
 
+async def test_a_token_is_expired_at_exactly_exp_plus_the_leeway_on_a_fixed_clock() -> None:
+    issuer = LocalIssuer()
+    token = issuer.mint(issued_at=1_000_000, lifetime=timedelta(minutes=5))  # exp = 1_000_300
+    assert await _verifier(issuer, now=1_000_300 + 30 - 0.001).verify(token)
+    with pytest.raises(TokenRejected, match="expired"):
+        await _verifier(issuer, now=1_000_300 + 30).verify(token)
+
+
 async def test_a_token_not_yet_valid_is_refused() -> None:
     issuer = LocalIssuer()
     token = issuer.mint(issued_at=1_000_000, claims={"nbf": 1_000_200})

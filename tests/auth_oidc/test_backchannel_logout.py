@@ -19,7 +19,9 @@ from joserfc.jwk import RSAKey
 from auth_oidc.conftest import Build
 from auth_oidc.support import logout_token, session_settings
 from fw import configuration
-from fw.auth.oidc.backchannel import BACKCHANNEL_EVENT
+from fw.auth.oidc.backchannel import BACKCHANNEL_EVENT, check_logout_claims
+from fw.auth.oidc.tokens import LEEWAY
+from fw.auth.tokens import TokenRejected
 from fw.errors import StartupError
 from fw.testing import BrowserClient, TestIdentityProvider, configured
 
@@ -227,3 +229,20 @@ backchannel_logout_path = "{PATH}"
 def test_without_back_channel_logout_the_doctor_has_no_note() -> None:
     with configured(toml='[auth]\nenabled = true\nmode = "oidc_only"\n', env={"APP_ENV": "dev"}):
         assert not [line for line in configuration.doctor_report() if line.startswith("note:")]
+
+
+def test_a_logout_token_is_expired_at_exactly_exp_plus_the_leeway_on_a_fixed_clock() -> None:
+    now = 1_000_000.0
+    claims = {
+        "iss": "https://id.example",
+        "aud": "app",
+        "iat": now - 120,
+        "exp": now - LEEWAY,  # the clock reads exactly exp + leeway
+        "jti": "j1",
+        "sub": "alice",
+        "events": {BACKCHANNEL_EVENT: {}},
+    }
+    with pytest.raises(TokenRejected, match="expired"):
+        check_logout_claims(claims, issuer="https://id.example", client_id="app", now=now)
+    still = check_logout_claims(claims, issuer="https://id.example", client_id="app", now=now - 0.001)
+    assert still.subject == "alice" and still.expires_at == now

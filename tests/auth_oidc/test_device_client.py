@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from fw.auth.oidc import DeviceClient, DeviceConfig, DeviceFlowError, DeviceOptions, Provider
-from fw.testing import TestIdentityProvider
+from fw.testing import TestIdentityProvider, identity_provider
 
 
 def device_client(idp: TestIdentityProvider) -> DeviceClient:
@@ -55,25 +55,33 @@ async def test_a_denied_device_authorization_ends_polling(idp: TestIdentityProvi
     await client.provider.aclose()
 
 
-async def test_slow_down_lengthens_the_interval(idp: TestIdentityProvider) -> None:
-    client = device_client(idp)
-    authorization = await client.begin()
-    fast = type(authorization)(
-        authorization.verification_uri,
-        authorization.user_code,
-        authorization.verification_uri_complete,
-        authorization.expires_at,
-        0.0,  # poll immediately: the provider answers slow_down
-        authorization._device_code,
-    )
-    polling = asyncio.ensure_future(client.poll(fast))
-    await asyncio.sleep(0.5)
-    grant = next(iter(idp.state.devices.values()))
-    assert grant.interval > 1  # the provider saw polling too fast and asked to slow down
-    idp.approve_device(authorization.user_code, "alice")
-    _, identity = await asyncio.wait_for(polling, 15)
+async def test_each_slow_down_adds_5_seconds_to_this_wait_and_every_later_one() -> None:
+    """RFC 8628 3.5, on the client's own waits: the provider (interval 30 s) answers the first poll
+    pending, then slow_down to each poll that came sooner than its interval."""
+    waits: list[float] = []
+    with identity_provider(device_interval=30) as idp:
+
+        async def sleep(seconds: float) -> None:
+            waits.append(seconds)  # no real waiting: every poll comes too soon for the provider
+            if len(waits) == 4:
+                idp.approve_device(authorization.user_code, "alice")
+
+        provider = Provider(idp.issuer, allow_loopback_http=True)
+        client = DeviceClient(provider, DeviceConfig(client_id="fw-test-device"), DeviceOptions(sleep=sleep))
+        authorization = await client.begin()
+        _, identity = await asyncio.wait_for(client.poll(authorization), 10)
+        await provider.aclose()
+        [grant] = idp.state.devices.values()
     assert identity.subject == "alice"
-    await client.provider.aclose()
+    # pending after 30 s; slow_down after the next 30 s (35 s from then on); slow_down again (40 s).
+    assert waits == [30.0, 30.0, 35.0, 40.0]
+    assert grant.interval == 40  # the provider asked for two slow-downs, and the client made both
+
+
+def test_the_default_options_follow_rfc_8628_and_wait_with_asyncio_sleep() -> None:
+    options = DeviceOptions()
+    assert options.slow_down_step == 5.0 and options.min_interval == 5.0
+    assert options.sleep is asyncio.sleep
 
 
 async def test_polling_stops_when_cancelled(idp: TestIdentityProvider) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from fw.auth.browser.redirects import loopback_host_header, safe_return_path
@@ -99,6 +102,16 @@ def test_the_authorization_url_keeps_an_endpoint_query() -> None:
     )
     assert url.startswith("https://id/authorize?tenant=a&response_type=code&")
     assert "&prompt=login" in url
+
+
+def test_every_authorization_request_asks_for_auth_time_as_an_essential_id_token_claim() -> None:
+    metadata = ProviderMetadata("https://id", "https://id/authorize", "https://id/token", "https://id/jwks")
+    for max_age in (None, 300):
+        url = authorization_url(
+            metadata, client_id="c", pending=PendingLogin.new("https://app/cb"), max_age=max_age
+        )
+        [claims] = parse_qs(urlsplit(url).query)["claims"]
+        assert json.loads(claims) == {"id_token": {"auth_time": {"essential": True}}}
 
 
 def test_each_login_attempt_gets_fresh_secrets() -> None:

@@ -88,6 +88,27 @@ def test_paths_are_root_relative_without_double_slashes(sqlite_dsn: str, name: s
     refused(sqlite_dsn, f"auth.{name}", oidc={"redirect_url": "https://a.example/cb"}, **{name: path})
 
 
+@pytest.mark.parametrize(
+    ("session", "key", "received"),
+    [
+        ({"ttl": "0s"}, "auth.session.ttl", "0s"),
+        ({"ttl": "-90s"}, "auth.session.ttl", "-1m30s"),
+        ({"idle_timeout": "-1h"}, "auth.session.idle_timeout", "-1h0m0s"),
+    ],
+)
+def test_a_refused_session_lifetime_is_named_as_the_configuration_writes_it(
+    sqlite_dsn: str, session: dict[str, str], key: str, received: str
+) -> None:
+    oidc = {"allow_loopback_http": False, "redirect_url": "https://a.example/cb"}
+    arguments = layers("https://id.example.com", sqlite_dsn, oidc=oidc)
+    lifetimes = "".join(f'{name} = "{value}"\n' for name, value in session.items())
+    arguments["toml"] += "[auth.session]\n" + lifetimes
+    with configured(**arguments), pytest.raises(StartupError) as caught:
+        asyncio.run(fw.App().startup())
+    assert caught.value.key == key and caught.value.value == received
+    assert f"{key} = {received!r}: " in str(caught.value)
+
+
 def test_protection_patterns_are_checked(sqlite_dsn: str) -> None:
     refused(
         sqlite_dsn,

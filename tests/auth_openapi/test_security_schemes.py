@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from openapi_spec_validator import validate
 from starlette.testclient import TestClient
 
 import fw
+from fw.errors import StartupError
 from fw.testing import configured, identity_provider
 from fw.testing.issuer import LocalIssuer
 
@@ -37,8 +39,10 @@ def make_app() -> fw.App:
     return app
 
 
-def jwt_toml(issuer: LocalIssuer, dpop: str = "off") -> str:
-    return f"""
+def jwt_toml(issuer: LocalIssuer, dpop: str = "off", *, dsn: str = "", revocation: str = "off") -> str:
+    """``jwt_only`` on ``issuer``; ``dsn`` is where its ``auth.backend`` store is, when it opens one."""
+    store = f'[middleware.rdb]\ndsn = "{dsn}"\n' if dsn else ""
+    return f"""{store}
 [auth]
 enabled = true
 mode = "jwt_only"
@@ -50,7 +54,7 @@ algorithms = ["RS256"]
 admission = "authenticated"
 max_token_lifetime = "1h"
 allow_loopback_http = true
-revocation.mode = "off"
+revocation.mode = "{revocation}"
 dpop = "{dpop}"
 """
 
@@ -131,9 +135,13 @@ def test_jwt_only_declares_http_bearer_jwt_on_exactly_the_protected_operations(i
     ],
 )
 def test_jwt_only_with_dpop_declares_the_dpop_scheme(
-    issuer: LocalIssuer, dpop: str, schemes: set[str], requirement: list[dict[str, list[str]]]
+    issuer: LocalIssuer,
+    sqlite_dsn: str,
+    dpop: str,
+    schemes: set[str],
+    requirement: list[dict[str, list[str]]],
 ) -> None:
-    for client, document in served(jwt_toml(issuer, dpop)):
+    for client, document in served(jwt_toml(issuer, dpop, dsn=sqlite_dsn)):
         declared = document["components"]["securitySchemes"]
         assert set(declared) == schemes
         assert declared["dpopAuth"]["scheme"] == "DPoP"
@@ -141,6 +149,32 @@ def test_jwt_only_with_dpop_declares_the_dpop_scheme(
         assert secured and all(security == requirement for security in secured)
         assert all("503" in op["responses"] for _, _, op in operations(document) if "security" in op)
         assert refused_anonymously(client, document, 401) == protected(document) == EXPECTED
+
+
+@pytest.mark.parametrize(
+    ("dpop", "revocation", "store"),
+    [
+        ("off", "off", False),
+        ("allowed", "off", True),  # DPoP's replay record
+        ("required", "off", True),
+        ("off", "token", True),
+    ],
+)
+def test_jwt_only_documents_a_503_exactly_where_a_store_answers(
+    issuer: LocalIssuer, sqlite_dsn: str, tmp_path: Path, dpop: str, revocation: str, store: bool
+) -> None:
+    for _, document in served(jwt_toml(issuer, dpop, dsn=sqlite_dsn, revocation=revocation)):
+        secured = [op["responses"] for _, _, op in operations(document) if "security" in op]
+        assert secured and all(("503" in responses) is store for responses in secured), secured
+    # The store behind the 503: pointed at a database never migrated, a configuration that
+    # reads one refuses to start, and one that reads none starts.
+    empty = jwt_toml(issuer, dpop, dsn=f"sqlite:///{tmp_path / 'empty.sqlite3'}", revocation=revocation)
+    if store:
+        with pytest.raises(StartupError, match="fw migrate"):
+            next(served(empty))
+    else:
+        for client, _ in served(empty):
+            assert client.get("/health").status_code == 200
 
 
 @pytest.mark.parametrize(("unauthenticated", "refusal"), [("unauthorized", 401), ("redirect", 302)])

@@ -8,6 +8,7 @@ that sends the page's ``Origin`` and answers ceremonies with a :class:`SoftAuthe
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, TypeVar
@@ -109,6 +110,24 @@ class PasskeyBrowser:
         portal = self.client.portal
         assert portal is not None
         return portal.call(functools.partial(fn, *args, **kw))
+
+
+def age_the_proof(browser: PasskeyBrowser, seconds: int) -> None:
+    """Move the browser's session proof time ``seconds`` into the past, in the session store: as
+    if the sign-in (or the last re-proof) had happened that long ago."""
+    [extension] = browser.client.app.extensions  # type: ignore[attr-defined]
+    sessions = extension.oidc.sessions if hasattr(extension, "oidc") else extension.live.sessions
+    cookie = browser.client.cookies.get("fw_session")
+    assert cookie, "the browser is not signed in"
+
+    async def age() -> None:
+        active = await sessions.resume(cookie, touch=False)
+        assert active is not None and active.summary.auth_time is not None
+        earlier = active.summary.auth_time - seconds
+        await sessions.refresh(active, dataclasses.replace(active.summary, auth_time=earlier))
+        assert active.value == cookie  # the store kept the token
+
+    browser.call(age)
 
 
 def user_app() -> Any:

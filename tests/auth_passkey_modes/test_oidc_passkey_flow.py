@@ -3,12 +3,10 @@ daily sign-in by passkey, and provider sign-in kept for recovery only under poli
 
 from __future__ import annotations
 
-import time
-
 from auth_oidc.support import logout_token
 
 import fw
-from auth_passkey_modes.support import another_browser, oidc_passkey
+from auth_passkey_modes.support import age_the_proof, another_browser, oidc_passkey
 from fw.auth.browser.user import User
 from fw.testing import TestIdentityProvider
 
@@ -38,19 +36,15 @@ def test_a_provider_sign_in_registers_a_passkey_and_the_passkey_signs_in_daily(
 
 
 def test_registering_a_passkey_needs_a_proof_at_most_five_minutes_old(
-    idp: TestIdentityProvider, dsn: str, monkeypatch: object
+    idp: TestIdentityProvider, dsn: str
 ) -> None:
     with oidc_passkey(idp, dsn) as (browser, client):
         client.login("alice")
-        real = time.time
-        import fw.auth.modes.oidc_passkey.extension as extension
-
-        extension.time.time = lambda: real() + 301  # type: ignore[attr-defined]
-        try:
-            stale = browser.post("/register/begin")
-        finally:
-            extension.time.time = real  # type: ignore[attr-defined]
+        age_the_proof(browser, 301)
+        stale = browser.post("/register/begin")
         assert stale.status_code == 401 and stale.json()["code"] == "reauthentication_required"
+        stepped_up = client.get("/auth/login?max_age=300&next=/me", follow_redirects=True)
+        assert stepped_up.json()["signed_in"] is True  # a re-proof at the provider renews the proof
         assert browser.post("/register/begin").status_code == 200
 
 

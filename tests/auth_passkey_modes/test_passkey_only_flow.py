@@ -1,4 +1,5 @@
-"""``passkey_only`` end to end: bootstrap, enrollment, sign-in, recovery, registration policies."""
+"""``passkey_only`` end to end: bootstrap, enrollment, sign-in, recovery, registration policies.
+A signed-in person adding passkeys: test_passkey_only_adding_passkeys.py."""
 
 from __future__ import annotations
 
@@ -100,22 +101,6 @@ def test_a_synced_passkey_keeps_a_sign_count_of_zero_and_is_listed_as_backed_up(
         assert browser.authenticator.credentials[0].sign_count == 0
         [listed] = browser.call(fw.auth.passkeys, browser.me()["account_id"])
         assert listed.backed_up is True
-
-
-def test_a_signed_in_person_adds_a_second_passkey_and_either_signs_in(dsn: str) -> None:
-    with passkey_only(dsn) as browser:
-        enrol(browser)
-        account = browser.me()["account_id"]
-        options = browser.begin_registration()
-        assert len(options["excludeCredentials"]) == 1  # the account's passkey is excluded
-        laptop = SoftAuthenticator(browser.authenticator.origin)
-        added = browser.post("/register/finish", laptop.create(options))
-        assert added.status_code == 200
-        assert len(browser.call(fw.auth.passkeys, account)) == 2
-        second = PasskeyBrowser(browser.client, laptop)
-        browser.logout()
-        assert second.login().status_code == 200  # recovery by another passkey
-        assert browser.me()["account_id"] == account
 
 
 def test_a_removed_passkey_is_refused_at_sign_in(dsn: str) -> None:
@@ -221,15 +206,6 @@ def test_an_expired_bootstrap_credential_is_refused(dsn: str) -> None:
         credential = browser.call(fw.auth.issue_bootstrap_credential, "alice")
         time.sleep(1.2)
         assert browser.bootstrap("alice", credential.secret).status_code == 403
-
-
-def test_registration_policy_administrator_enrols_passkeys_only_through_bootstrap_credentials(
-    dsn: str,
-) -> None:
-    with passkey_only(dsn, registration={"policy": "administrator"}) as browser:
-        enrol(browser)
-        refused = browser.post("/register/begin")
-        assert refused.status_code == 403 and refused.json()["code"] == "registration_disabled"
 
 
 def test_registration_policy_disabled_issues_no_credential_for_a_new_account(dsn: str) -> None:

@@ -67,15 +67,18 @@ def test_passkey_only_needs_an_explicit_registration_policy() -> None:
 
 
 @pytest.mark.parametrize(
-    ("bootstrap", "key"),
+    ("bootstrap", "key", "received"),
     [
-        ({"issue_ttl": "0s"}, "auth.bootstrap.issue_ttl"),
-        ({"enrollment_ttl": "0s"}, "auth.bootstrap.enrollment_ttl"),
-        ({"max_attempts": 0}, "auth.bootstrap.max_attempts"),
+        ({"issue_ttl": "0s"}, "auth.bootstrap.issue_ttl", "0s"),
+        ({"enrollment_ttl": "-90s"}, "auth.bootstrap.enrollment_ttl", "-1m30s"),
+        ({"max_attempts": 0}, "auth.bootstrap.max_attempts", 0),
     ],
 )
-def test_bootstrap_lifetimes_and_attempts_must_be_positive(bootstrap: dict[str, Any], key: str) -> None:
-    assert passkey_only_error(bootstrap=bootstrap).key == key
+def test_bootstrap_lifetimes_and_attempts_must_be_positive_and_a_refusal_names_the_value(
+    bootstrap: dict[str, Any], key: str, received: object
+) -> None:
+    error = passkey_only_error(bootstrap=bootstrap)
+    assert error.key == key and error.value == received and f"{key} = {received!r}: " in str(error)
 
 
 def oidc_passkey_error(**auth: Any) -> fw.StartupError:

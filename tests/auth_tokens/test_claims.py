@@ -112,6 +112,16 @@ def test_not_before_is_only_checked_where_the_rules_ask_for_it() -> None:
     assert rejected(claims(nbf=NOW + 3600)).claim == "nbf"
 
 
+@pytest.mark.parametrize("rules", [ACCESS, ID_TOKEN], ids=["access token", "ID token"])
+def test_a_token_is_expired_at_exactly_exp_plus_leeway_and_valid_until_then(rules: ClaimRules) -> None:
+    """RFC 7519 4.1.4: the current time must be before ``exp`` (here before ``exp + leeway``)."""
+    exp = NOW - rules.leeway  # the clock reads exactly exp + leeway
+    at_the_boundary = claims(aud=next(iter(rules.audiences)), iat=NOW - 600, exp=exp)
+    assert rejected(at_the_boundary, rules).claim == "exp"
+    just_before = claims(aud=next(iter(rules.audiences)), iat=NOW - 600, exp=exp + 0.001)
+    assert check_claims(just_before, rules, NOW) == (exp + 0.001, NOW - 600)
+
+
 def test_the_leeway_belongs_to_the_rules() -> None:
     expired_a_little = claims(aud="client", exp=NOW - 45)
     assert check_claims(expired_a_little, ID_TOKEN, NOW)

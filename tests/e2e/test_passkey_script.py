@@ -56,6 +56,8 @@ class Ceremonies:
     party: RelyingParty
     challenges: dict[str, bytes] = field(default_factory=dict)
     credentials: dict[bytes, KnownCredential] = field(default_factory=dict)
+    #: The query string of each ``login/begin`` request, in order.
+    login_queries: list[str] = field(default_factory=list)
 
     async def register_begin(self, request: Request) -> Response:
         challenge = self.challenges["register"] = new_challenge()
@@ -84,6 +86,7 @@ class Ceremonies:
         return JSONResponse({"credential_id": encode(registered.credential_id)})
 
     async def login_begin(self, request: Request) -> Response:
+        self.login_queries.append(request.url.query)
         challenge = self.challenges["login"] = new_challenge()
         return JSONResponse(authentication_options(self.party, challenge=challenge))
 
@@ -232,3 +235,13 @@ def test_a_copy_of_the_script_served_elsewhere_finds_the_endpoints_by_its_data_p
     site.browser.page.goto(f"{site.origin}/copy")
     assert site.browser.page.evaluate("() => window.fwPasskey.path") == "/auth/passkey"
     assert "credential_id" in site.run("window.fwPasskey.register()")
+
+
+def test_login_hands_the_operation_a_guard_named_in_the_page_url_to_login_begin(site: Site) -> None:
+    site.run("window.fwPasskey.register()")
+    site.browser.page.goto(f"{site.origin}/?max_age=0&next=%2Fonce&operation=1GReC5Zw0nanv6YL32Dc2g")
+    assert site.run("window.fwPasskey.login()") == {"landing": "/"}
+    assert site.run('window.fwPasskey.login({operation: "named/here"})') == {"landing": "/"}
+    site.browser.page.goto(f"{site.origin}/")
+    assert site.run("window.fwPasskey.login()") == {"landing": "/"}
+    assert site.ceremonies.login_queries == ["operation=1GReC5Zw0nanv6YL32Dc2g", "operation=named%2Fhere", ""]

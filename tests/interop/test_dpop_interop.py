@@ -2,7 +2,7 @@
 
 The client asks the provider's token endpoint for a token with a DPoP proof; the provider
 binds the token to the proof's key (``cnf.jkt``, ``token_type`` ``DPoP``). fw accepts it only
-with a fresh proof of that same key.
+with a fresh proof of that same key (its replay record in a migrated SQLite store).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def dpop_token(provider: RunningProvider, client: DpopClient) -> dict[str, Any]:
 
 
 async def test_a_dpop_bound_token_from_a_certified_provider_is_accepted_with_a_proof_of_its_key(
-    start_provider: Start,
+    start_provider: Start, sqlite_dsn: str
 ) -> None:
     provider = start_provider(CONFIG)
     client = DpopClient()
@@ -60,7 +60,7 @@ async def test_a_dpop_bound_token_from_a_certified_provider_is_accepted_with_a_p
     assert issued["token_type"] == "DPoP"
     token = issued["access_token"]
     settings = auth_settings(jwt_settings(provider.issuer, audience=[API], dpop="required"))
-    async with serving(settings) as (http, _):
+    async with serving(settings, sqlite_dsn) as (http, _):
         proof = client.proof("GET", ME, token)
         accepted = await http.get("/api/me", headers={"Authorization": f"DPoP {token}", "DPoP": proof})
         assert accepted.status_code == 200, accepted.text
@@ -75,12 +75,12 @@ async def test_a_dpop_bound_token_from_a_certified_provider_is_accepted_with_a_p
 
 
 async def test_a_provider_dpop_token_presented_as_bearer_is_refused_when_dpop_is_allowed(
-    start_provider: Start,
+    start_provider: Start, sqlite_dsn: str
 ) -> None:
     provider = start_provider(CONFIG)
     token = dpop_token(provider, DpopClient())["access_token"]
     settings = auth_settings(jwt_settings(provider.issuer, audience=[API], dpop="allowed"))
-    async with serving(settings) as (http, _):
+    async with serving(settings, sqlite_dsn) as (http, _):
         response = await http.get("/api/me", headers=bearer(token))
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]

@@ -123,7 +123,7 @@ async def test_any_sequence_of_session_operations_matches_the_model(backend: Bac
 
     machine = _machine(backend, run)
     bounded = settings(
-        max_examples=12,
+        max_examples=50,
         stateful_step_count=25,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],

@@ -11,6 +11,7 @@ when a store behind the check cannot answer. The facade registers :func:`securit
 
 from __future__ import annotations
 
+from fw.auth.modes.jwt_only.settings import store_records
 from fw.auth.modes.registry import find_mode
 from fw.auth.protection import PatternError, Protection
 from fw.auth.sessions.manager import SESSION_COOKIE
@@ -60,7 +61,7 @@ def describe(auth: AuthSettings, *, browser: bool) -> OpenApiSecurity:
     jwt = auth.jwt
     schemes, requirement = _bearer_schemes(jwt)
     answers = {"401": "No valid access token" + (" (or DPoP proof)" if jwt.dpop != "off" else "")}
-    if jwt.revocation.mode != "off" or jwt.admission == "registered" or jwt.dpop != "off":
+    if store_records(jwt):  # the checks that read the auth.backend store, and only those
         answers["503"] = "The auth store cannot answer"
     return OpenApiSecurity(schemes, requirement, protection.requires_auth, lambda method: answers)
 

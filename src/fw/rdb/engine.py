@@ -7,18 +7,16 @@ reads made on every request go beneath SQLAlchemy, in :mod:`fw.rdb.pointread`.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
-from sqlalchemy import exc as sa_exc
 from sqlalchemy import inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from fw.errors import StartupError
 from fw.extras import require_extra
-from fw.rdb.pointread import DriverError
+from fw.rdb.faults import STORE_ERRORS
 
 DSN_KEY = "middleware.rdb.dsn"
 _DRIVERS = {
@@ -26,18 +24,6 @@ _DRIVERS = {
     "postgresql": "postgresql+asyncpg",
     "postgres": "postgresql+asyncpg",
 }
-
-
-#: Exceptions that mean "the store did not answer", as opposed to a bug in fw.
-STORE_ERRORS: tuple[type[BaseException], ...] = (
-    sa_exc.DBAPIError,
-    sa_exc.InterfaceError,
-    sa_exc.TimeoutError,
-    OSError,
-    asyncio.TimeoutError,
-    ConnectionError,
-    DriverError,
-)
 
 
 def async_url(dsn: str) -> str:

@@ -29,7 +29,8 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from fw.errors import StartupError
-from fw.rdb.engine import DSN_KEY, STORE_ERRORS, create_engine, describe_dsn
+from fw.rdb.engine import DSN_KEY, create_engine, describe_dsn
+from fw.rdb.faults import STORE_ERRORS
 
 VERSION_TABLE = "fw_alembic_version"
 APP_VERSION_TABLE = "alembic_version"

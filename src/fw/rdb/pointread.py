@@ -10,6 +10,9 @@ dialect; each call binds positional values and runs it on the driver:
 - PostgreSQL: on the asyncpg connection of a connection checked out from the engine's own pool
   (no second pool, the same ``statement_timeout``), through asyncpg's prepared statements.
   A failed call invalidates its connection and every older one, so the pool replaces them.
+  What the driver raises, from the checkout as from the query, is re-raised as
+  :class:`~fw.rdb.faults.DriverError`, which the store reports as unavailable like every
+  failure SQLAlchemy wraps (:mod:`fw.rdb.faults`).
 - SQLite with a database file: on a read-only stdlib ``sqlite3`` connection, in the event loop's
   thread. A keyed read served from the page cache takes a few microseconds, less than the hop to
   aiosqlite's worker thread and back. It never waits for a lock (``timeout=0``): when a writer
@@ -36,15 +39,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.util import greenlet_spawn
 
+from fw.rdb.faults import DriverError, driver_errors
+
 #: Any SELECT, whatever its columns.
 AnySelect = Select[*tuple[Any, ...]]
 
 #: A row as the driver returns it (a tuple from sqlite3, an ``asyncpg.Record``).
 DriverRow = Sequence[Any]
-
-
-class DriverError(Exception):
-    """A driver call made beneath SQLAlchemy failed (the database did not answer the read)."""
 
 
 def stored_time(value: datetime | str) -> datetime:
@@ -67,6 +68,8 @@ class DirectReads:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.postgres = engine.dialect.name == "postgresql"
+        #: What a call on the driver raises when the database fails it (:func:`driver_errors`).
+        self.driver_errors = driver_errors(engine.dialect)
         url = engine.url
         database = url.database or ""
         in_file = url.get_backend_name() == "sqlite" and database not in ("", ":memory:")
@@ -114,7 +117,8 @@ class PointRead:
         return [values.get(name, fixed) for name, fixed in self._order]
 
     async def rows(self, values: Mapping[str, Any]) -> Sequence[DriverRow]:
-        """Every row the statement selects. Raises :class:`DriverError` or a SQLAlchemy error."""
+        """Every row the statement selects; raises what :data:`~fw.rdb.faults.STORE_ERRORS` lists
+        when the database fails the read."""
         reads = self._reads
         if reads.postgres:
             return await self._postgres(values)
@@ -130,9 +134,13 @@ class PointRead:
             return (await conn.execute(self._query, dict(values))).all()
 
     async def _postgres(self, values: Mapping[str, Any]) -> Sequence[DriverRow]:
-        import asyncpg  # the postgres extra; present whenever the dialect is postgresql
-
-        raw = await self._reads.engine.raw_connection()
+        reads = self._reads
+        try:
+            # A connection the pool opens now fails as the adapter's DBAPI error: "the database
+            # system is starting up" is asyncpg's CannotConnectNowError in that dress.
+            raw = await reads.engine.raw_connection()
+        except reads.driver_errors as error:
+            raise DriverError(str(error)) from error
         failure: BaseException | None = None
         try:
             rows: Sequence[DriverRow] = await raw.driver_connection.fetch(  # type: ignore[union-attr]
@@ -140,18 +148,13 @@ class PointRead:
             )
         except BaseException as error:
             failure = error
-            # InternalClientError: a connection the server ended while idle can answer the next
-            # call with "another operation is in progress" instead of a closed-connection error.
-            driver_errors = (
-                asyncpg.PostgresError,
-                asyncpg.InterfaceError,
-                asyncpg.exceptions.InternalClientError,
-            )
-            if isinstance(error, driver_errors):
+            # InternalClientError is among them: a connection the server ended while idle can
+            # answer the next call with "another operation is in progress".
+            if isinstance(error, reads.driver_errors):
                 raise DriverError(str(error)) from error
             raise
         finally:
-            pool = self._reads.engine.pool
+            pool = reads.engine.pool
             if failure is None and isinstance(pool, QueuePool) and pool.checkedin() < pool.size():
                 raw.close()  # back into the pool's queue: nothing to await (no transaction was begun)
             else:

@@ -7,8 +7,11 @@ API by a 401 problem with code ``step_up_required`` (its ``login`` member is tha
 Only a safe method can be resumed after the provider's redirect, so the ``next`` of a POST is
 the page it came from (a same-origin ``Referer``) or ``post_login_path``.
 
-A zero-width window is met only by redeeming the grant its step-up left (:mod:`.grants`); a
-positive one by the session's proof time (``max_age``) or confirmation time (``confirmed``).
+A zero-width window is met only by redeeming the grant its step-up left (:mod:`.grants`), and
+only for the operation it was asked for: the login URL of a zero window names this guard and
+the request's method and path (``operation=``), and the grant is kept under that name, so a
+grant obtained at one guarded route never satisfies another. A positive window is met by the
+session's proof time (``max_age``) or confirmation time (``confirmed``).
 In a mode that cannot ask for a re-proof (``oauth_only``) a confirmation or a zero window
 answers 503 and logs the mode. An unknown policy name refuses the App's start when a decorated
 route names it (:func:`check_routes`), and answers 503 otherwise.
@@ -32,7 +35,7 @@ from fw.auth.assurance import grants
 from fw.auth.assurance.context import AssuranceContext, context_of, session_of
 from fw.auth.assurance.policies import POLICY_KEY, Policies
 from fw.auth.assurance.requirements import Requirement, Window
-from fw.auth.assurance.stepup import CLOCK_SKEW, MAX_AGE_PARAM
+from fw.auth.assurance.stepup import CLOCK_SKEW, MAX_AGE_PARAM, OPERATION_PARAM
 from fw.auth.browser.anonymous import refuse_anonymous
 from fw.auth.browser.redirects import safe_return_path
 from fw.auth.sessions.manager import SessionSummary
@@ -155,8 +158,9 @@ async def check(request: Request, requirement: Requirement, *, api: bool) -> Res
             context.mode,
         )
         return _unavailable(f"confirmation is not available in {context.mode}")
+    operation = operation_of(request, requirement, api=api) if window.once else ""
     try:
-        met = await _met(window, active.summary, context)
+        met = await _met(window, active.summary, context, operation)
     except StoreUnavailable as error:
         logger.error("ceremony store unavailable while redeeming a step-up: %s", error)
         return Problem(
@@ -164,16 +168,24 @@ async def check(request: Request, requirement: Requirement, *, api: bool) -> Res
         ).response()
     if met:
         return None
-    login = _login_url(request, window, context)
+    login = _login_url(request, window, context, operation)
     if api:
         return StepUpRequired(window, login).response()
     return RedirectResponse(login, status_code=303)
 
 
-async def _met(window: Window, summary: SessionSummary, context: AssuranceContext) -> bool:
+def operation_of(request: Request, requirement: Requirement, *, api: bool) -> str:
+    """The operation a zero window's grant is bound to: this guard on this method and path."""
+    guard = f"{'ensure_api' if api else 'ensure'}({requirement.describe()})"
+    method = "GET" if request.method == "HEAD" else request.method  # one route answers both
+    return grants.operation_id(guard, method, request.url.path)
+
+
+async def _met(window: Window, summary: SessionSummary, context: AssuranceContext, operation: str) -> bool:
     if window.once:
-        # Elapsed time never satisfies a zero window: only the one grant its step-up left.
-        return await grants.redeem(context.ceremonies(), summary.grant, summary.account_id)
+        # Elapsed time never satisfies a zero window: only the one grant its step-up left for
+        # this very operation.
+        return await grants.redeem(context.ceremonies(), summary.grant, summary.account_id, operation)
     proved = summary.confirmed_at if window.confirm else summary.auth_time
     if proved is None:
         return False
@@ -181,11 +193,11 @@ async def _met(window: Window, summary: SessionSummary, context: AssuranceContex
     return -CLOCK_SKEW <= age <= window.seconds
 
 
-def _login_url(request: Request, window: Window, context: AssuranceContext) -> str:
-    query = urlencode(
-        {MAX_AGE_PARAM: str(window.seconds), "next": _resume_target(request, context)}, quote_via=quote
-    )
-    return f"{context.login_path}?{query}"
+def _login_url(request: Request, window: Window, context: AssuranceContext, operation: str) -> str:
+    params = {MAX_AGE_PARAM: str(window.seconds), "next": _resume_target(request, context)}
+    if operation:
+        params[OPERATION_PARAM] = operation
+    return f"{context.login_path}?{urlencode(params, quote_via=quote)}"
 
 
 def _resume_target(request: Request, context: AssuranceContext) -> str:

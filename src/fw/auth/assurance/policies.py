@@ -3,8 +3,8 @@
 A policy names a window so operators can widen or narrow it without touching code: ``name``,
 ``max_age`` (a duration; ``0s`` is a zero-width window) and ``confirm`` (only a re-proof a guard
 asked for counts). A nameless, duplicate or negative entry is a :class:`fw.ConfigError` naming
-the entry's key and where it came from, because a guard resolving to the wrong entry would
-silently protect an operation with the wrong window.
+the entry's key, the value received and where it came from, because a guard resolving to the
+wrong entry would silently protect an operation with the wrong window.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from fw.auth.assurance.requirements import Requirement, Window
+from fw.configuration.duration import format_duration
+from fw.configuration.quoting import quoted
 from fw.errors import ConfigError
 from fw.settings import AssurancePolicy
 
@@ -36,20 +38,24 @@ class Policies:
         windows: dict[str, Window] = {}
         for index, entry in enumerate(entries):
             where = f"{POLICY_KEY}[{index}]"
-            name = entry.name.strip() if isinstance(entry.name, str) else ""
+            received = entry.name if isinstance(entry.name, str) else ""
+            name = received.strip()
             if not name:
-                raise ConfigError(f"{where}.name", source, "every assurance policy needs a name")
+                raise ConfigError(
+                    f"{where}.name", source, f"every assurance policy needs a name, got {quoted(received)}"
+                )
             if name in windows:
                 raise ConfigError(
                     f"{where}.name",
                     source,
-                    f"the assurance policy {name!r} is defined twice; names are unique",
+                    f"the assurance policy {quoted(name)} is defined twice; names are unique",
                 )
             if entry.max_age < timedelta(0):
                 raise ConfigError(
                     f"{where}.max_age",
                     source,
-                    f"the assurance policy {name!r} has a negative max_age; use 0s or a positive duration",
+                    f"{quoted(format_duration(entry.max_age))} is negative: the assurance policy "
+                    f"{quoted(name)} needs a max_age of 0s or a positive duration",
                 )
             seconds = int(-(-entry.max_age // timedelta(seconds=1)))
             windows[name] = Window(seconds, bool(entry.confirm))

@@ -1,7 +1,8 @@
 """The step-up: a login begun by a signed-in browser to re-prove who it is, and its rules.
 
 ``GET {login_path}?max_age=<seconds>`` while signed in begins one: the attempt records the
-session's account and identity (issuer, identity-claim value) and when it began, and the
+session's account and identity (issuer, identity-claim value), when it began and, for a zero
+window, the ``operation`` the guard named (:func:`fw.auth.assurance.grants.operation_id`), and the
 provider is asked for ``prompt=login`` and ``max_age``. ``prompt=login`` cannot be verified, so
 the callback decides on ``auth_time`` alone. It must:
 
@@ -14,8 +15,8 @@ the callback decides on ``auth_time`` alone. It must:
 
 Anything else is a 403 and nothing is written. A completed step-up moves the session to
 ``confirmed`` under a new session token (the earlier one revoked): its proof time and
-confirmation time become ``auth_time``, and a zero window also leaves a one-use grant
-(:mod:`.grants`).
+confirmation time become ``auth_time``, and a zero window asked for by a guard also leaves a
+one-use grant for that guard's operation alone (:mod:`.grants`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from fw.problems import Problem
 
 #: The login path's query parameter that makes a login a step-up (seconds, ``0`` allowed).
 MAX_AGE_PARAM = "max_age"
+#: The login path's query parameter naming the operation a zero-window guard asks a grant for.
+OPERATION_PARAM = "operation"
 #: Seconds of clock difference tolerated between this host and the provider.
 CLOCK_SKEW = 5
 #: The widest window a step-up may ask for (a year); more is a malformed request.
@@ -54,6 +57,8 @@ class StepUp:
     issuer: str
     key: str
     started_at: float
+    #: The operation a zero window's grant is bound to (``""``: none asked, no grant left).
+    operation: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -67,7 +72,7 @@ class StepUp:
             step = cls(**value)
         except TypeError:
             return None
-        texts = (step.account_id, step.issuer, step.key)
+        texts = (step.account_id, step.issuer, step.key, step.operation)
         if not isinstance(step.max_age, int) or isinstance(step.max_age, bool) or step.max_age < 0:
             return None
         if not all(isinstance(text, str) for text in texts) or not isinstance(step.started_at, int | float):
@@ -94,12 +99,36 @@ def requested_window(request: Request) -> int | None:
     return int(raw)
 
 
+def requested_operation(request: Request) -> str:
+    """The operation a zero-window guard named (``""``: none); a malformed one is a 400."""
+    raw = request.query_params.get(OPERATION_PARAM)
+    if raw is None:
+        return ""
+    if not grants.is_operation_id(raw):
+        raise Problem(
+            f"{OPERATION_PARAM} must be the operation a guard named in its login URL",
+            status=400,
+            code="bad_request",
+        )
+    return raw
+
+
 def begin(request: Request, max_age: int | None) -> StepUp | None:
     """The step-up a login request starts: only a signed-in browser re-proves (else: a login)."""
-    current = user(request)
-    if max_age is None or current is None:
+    if max_age is None:
         return None
-    return StepUp(max_age, current.account_id, current.issuer, current.key, time.time())
+    operation = requested_operation(request)
+    current = user(request)
+    if current is None:
+        return None
+    return StepUp(
+        max_age,
+        current.account_id,
+        current.issuer,
+        current.key,
+        time.time(),
+        operation if max_age == 0 else "",
+    )
 
 
 def check_proof(
@@ -129,7 +158,9 @@ async def complete(
         raise step_up_failed("the session that asked for this step-up has ended or changed")
     summary = active.summary
     try:
-        grant = await grants.issue(ceremonies, account_id) if step.max_age == 0 else summary.grant
+        grant = summary.grant
+        if step.max_age == 0 and step.operation:
+            grant = await grants.issue(ceremonies, account_id, step.operation)
         # A new token for the raised assurance: a copy taken before the step-up stays unconfirmed.
         await sessions.rotate(
             active, dataclasses.replace(summary, auth_time=auth_time, confirmed_at=auth_time, grant=grant)

@@ -15,6 +15,7 @@ from fw.auth.assurance.presence import check_presence
 from fw.auth.browser.redirects import loopback_host_header
 from fw.auth.stores.select import check_session_backend
 from fw.configuration.advisory import Advisory
+from fw.configuration.duration import format_duration
 from fw.errors import StartupError
 from fw.settings import AuthSettings, SessionSettings
 
@@ -52,11 +53,11 @@ def check_session_lifetimes(auth: AuthSettings) -> None:
     """``[auth.session]``: a positive lifetime, an idle timeout of 0s (off) or more."""
     if auth.session.ttl.total_seconds() <= 0:
         raise StartupError(
-            "auth.session.ttl", str(auth.session.ttl), "must be a positive duration such as 24h"
+            "auth.session.ttl", format_duration(auth.session.ttl), "must be a positive duration such as 24h"
         )
     if auth.session.idle_timeout.total_seconds() < 0:
         raise StartupError(
-            "auth.session.idle_timeout", str(auth.session.idle_timeout), "use 0s (off) or more"
+            "auth.session.idle_timeout", format_duration(auth.session.idle_timeout), "use 0s (off) or more"
         )
 
 

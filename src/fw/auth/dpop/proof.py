@@ -3,10 +3,11 @@
 A proof is a JWT the client signs with a private key it keeps, carrying the public key in its
 header. The checks, in the RFC's order: one well-formed compact JWS; ``typ`` ``dpop+jwt``; an
 asymmetric ``alg`` on the allow-list; a ``jwk`` that is a public key only (never a private or
-symmetric one) and verifies the signature; ``jti``, ``htm`` and ``htu`` matching the request
-(query and fragment ignored); ``iat`` within the acceptance window; ``ath`` the hash of the
-access token; the server's nonce when one is required. Replay (the same ``jti`` twice) and the
-binding to the token's ``cnf.jkt`` are the caller's: this module keeps no state.
+symmetric one) and verifies the signature; ``jti``; ``htm`` the request method; ``htu`` the
+request's target URI (both normalised: :mod:`fw.auth.dpop.htu`); ``iat`` within the acceptance
+window; ``ath`` the hash of the access token; the server's nonce when one is required. Replay
+(the same ``jti`` twice) and the binding to the token's ``cnf.jkt`` are the caller's: this
+module keeps no state.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from joserfc.errors import JoseError
 from joserfc.jwk import JWKRegistry
 
 from fw.auth.dpop.errors import DpopRejected
+from fw.auth.dpop.htu import normalize_htu
 from fw.auth.tokens.algorithms import Key
 from fw.auth.tokens.errors import TokenRejected
 from fw.auth.tokens.jws import CompactJws, JwsVerifier, normalize_token_type
@@ -61,25 +62,6 @@ def token_hash(access_token: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-def normalize_htu(url: str) -> str | None:
-    """Scheme, host and path of ``url`` (lower-case scheme and host, default port dropped,
-    query and fragment ignored: RFC 9449 4.3 step 9), or ``None`` when it is not an http(s) URL."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
-        return None
-    host = parts.hostname.lower()
-    if ":" in host:
-        host = f"[{host}]"
-    if port is not None and port != (443 if scheme == "https" else 80):
-        host = f"{host}:{port}"
-    return f"{scheme}://{host}{parts.path or '/'}"
-
-
 #: How many distinct proof keys keep their parsed form and thumbprint (a client reuses its key).
 KEY_CACHE_SIZE = 1024
 
@@ -113,8 +95,9 @@ class ProofVerifier:
     ) -> VerifiedProof:
         """Check ``proof`` for a request; raises :class:`DpopRejected` naming the failed check.
 
-        ``url`` is the request's own URL as the server sees it; ``access_token`` demands a
-        matching ``ath``; ``nonces`` (when not ``None``) are the server nonces still accepted.
+        ``url`` is the request's target URI as received (its path percent-encoded as the client
+        sent it, never decoded and re-encoded); ``access_token`` demands a matching ``ath``;
+        ``nonces`` (when not ``None``) are the server nonces still accepted.
         """
         try:
             jws = self._jws.parse(proof)
@@ -134,8 +117,9 @@ class ProofVerifier:
         if claims.get("htm") != method:
             raise DpopRejected("proof htm does not match the request method")
         htu = claims.get("htu")
-        if not isinstance(htu, str) or normalize_htu(htu) is None or normalize_htu(htu) != normalize_htu(url):
-            raise DpopRejected("proof htu does not match the request URL")
+        named = normalize_htu(htu) if isinstance(htu, str) else None
+        if named is None or named != normalize_htu(url):
+            raise DpopRejected("proof htu does not match the request's target URI")
         iat = claims.get("iat")
         if isinstance(iat, bool) or not isinstance(iat, int | float):
             raise DpopRejected("proof iat is missing")

@@ -26,6 +26,7 @@ from fw.auth.modes.registry import mode_tables, readers, reads
 from fw.auth.protection import pattern_problem
 from fw.auth.stores.select import check_auth_backend
 from fw.auth.tokens.urls import is_loopback_host, transport_problem
+from fw.configuration.duration import format_duration
 from fw.errors import StartupError
 from fw.settings import AuthSettings
 
@@ -78,7 +79,7 @@ def _foreign(auth: AuthSettings, mode: Mode, source_of: SourceOf) -> None:
             if source is not None:
                 raise StartupError(
                     key,
-                    value_at(auth, key.partition(".")[2]),
+                    shown(value_at(auth, key.partition(".")[2])),
                     f"set by {source}, but auth.mode = {mode.name} does not read it "
                     f"(it belongs to {', '.join(readers(table))}); remove it",
                 )
@@ -98,10 +99,15 @@ def _paths(auth: AuthSettings) -> None:
                 raise StartupError(f"auth.protection.{name}", pattern, f"each pattern {problem}")
 
 
+def shown(value: object) -> object:
+    """A value as a refusal names it: a duration as the configuration writes it (``1m30s``)."""
+    return format_duration(value) if isinstance(value, timedelta) else value
+
+
 def check_required(value: object, key: str) -> None:
     """A key the chosen mode cannot work without."""
     if value in ("", None, [], timedelta(0)):
-        raise StartupError(key, value, f"{key} is required for this auth.mode; set it")
+        raise StartupError(key, shown(value), f"{key} is required for this auth.mode; set it")
 
 
 def env_name(key: str) -> str:

@@ -1,15 +1,16 @@
 """RFC 8628 device authorization for input-constrained devices, as an OIDC public client.
 
 The device code is the credential the device polls with: it never appears in ``repr``, ``str``
-or logs. Polling follows the provider's interval, slows down by 5 s on ``slow_down``, and stops
-as soon as the surrounding task is cancelled.
+or logs. Polling follows the provider's interval, slows down by 5 s on ``slow_down`` for that
+request and every later one (RFC 8628 section 3.5), and stops as soon as the surrounding task is
+cancelled.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from fw.auth.oidc.authorization import scope_string
@@ -27,10 +28,14 @@ class DeviceConfig:
 
 @dataclass(frozen=True)
 class DeviceOptions:
-    """Polling bounds. ``min_interval`` is the floor when the provider names no interval."""
+    """Polling bounds. ``min_interval`` is the interval when the provider names none;
+    ``slow_down_step`` what each ``slow_down`` adds (RFC 8628: 5 s); ``sleep`` how the client
+    waits between requests (a program on its own scheduler, or a test counting the waits, passes
+    its own)."""
 
     min_interval: float = 5.0
     slow_down_step: float = 5.0
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,7 @@ class DeviceClient:
             "client_id": self.config.client_id,
         }
         while True:
-            await asyncio.sleep(interval)
+            await self.options.sleep(interval)
             if time.time() > authorization.expires_at:
                 raise DeviceFlowError("the device authorization expired", "expired_token")
             try:

@@ -5,6 +5,10 @@
  * finish endpoint answers ({"landing": ...} for login, {"credential_id": ...} for registration);
  * a refused step rejects with the problem document the server sent.
  *
+ * login() on a page whose URL names an `operation` (the login page a zero-window guard sent the
+ * browser to: ?max_age=0&next=...&operation=...) hands it to login/begin, so the re-proof is for
+ * that operation; login({operation: "..."}) names one explicitly.
+ *
  * The endpoints live under the directory this script is served from ({auth.passkey.path}/passkey.js);
  * a copy served elsewhere names it: <script src="/passkey.js" data-path="/auth/passkey"></script>.
  *
@@ -104,8 +108,8 @@
   }
 
   // One ceremony: ask `begin` for options, let navigator.credentials[method] answer, post it to `finish`.
-  function ceremony(name, toOptions, method) {
-    return post("/" + name + "/begin")
+  function ceremony(name, toOptions, method, query) {
+    return post("/" + name + "/begin" + (query || ""))
       .then(function (options) {
         return navigator.credentials[method]({ publicKey: toOptions(options) });
       })
@@ -118,8 +122,10 @@
     return ceremony("register", creationOptions, "create");
   }
 
-  function login() {
-    return ceremony("login", requestOptions, "get");
+  function login(options) {
+    var operation = (options && options.operation) || new URLSearchParams(location.search).get("operation");
+    var query = operation ? "?operation=" + encodeURIComponent(operation) : "";
+    return ceremony("login", requestOptions, "get", query);
   }
 
   function bootstrap(loginId, secret) {

@@ -1,11 +1,13 @@
 """Registering a passkey: ``/register/begin`` and ``/register/finish``.
 
 Who may register, and for which account, is the mode's decision (a :data:`Registrants` callable:
-a signed-in session with a recent proof in ``oidc_passkey``; a session or an enrollment ticket in
-``passkey_only``). What follows is the same in both: the options exclude the account's existing
-credentials and reuse its user handle, the ceremony is bound to the browser, and the verified
-credential is stored, or, on an enrollment ticket, stored together with activating the account
-and spending the bootstrap record in one atomic step, after which the person is signed in.
+a signed-in session with a recent proof in ``oidc_passkey``; the same, or an enrollment ticket, in
+``passkey_only``). The recent-proof rule is shared (:func:`require_recent_proof`): a session left
+open on someone else's screen cannot plant a passkey. What follows is the same in both: the
+options exclude the account's existing credentials and reuse its user handle, the ceremony is
+bound to the browser, and the verified credential is stored, or, on an enrollment ticket, stored
+together with activating the account and spending the bootstrap record in one atomic step, after
+which the person is signed in.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fw.auth.browser.answers import unavailable
-from fw.auth.browser.user import user
+from fw.auth.browser.user import User, user
 from fw.auth.passkey import (
     CEREMONY_TIMEOUT,
     PasskeyRejected,
@@ -44,6 +46,8 @@ from fw.problems import Problem
 logger = logging.getLogger("fw.auth")
 
 USER_HANDLE_BYTES = 32
+#: How recent (seconds) the proof of a signed-in session adding a passkey must be.
+RECENT_PROOF = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +69,23 @@ Registrants = Callable[[Request, Live], Awaitable[Registrant]]
 
 def sign_in_required() -> Problem:
     return Problem("sign in before registering a passkey", status=401, code="unauthorized")
+
+
+def registration_disabled(detail: str) -> Problem:
+    return Problem(detail, status=403, code="registration_disabled")
+
+
+def require_recent_proof(current: User) -> None:
+    """401 ``reauthentication_required`` unless the session proved who it is at most
+    :data:`RECENT_PROOF` seconds ago (a sign-in, a step-up or a passkey assertion while signed
+    in). A session whose proof time is unknown (a provider that did not say) has none."""
+    if current.auth_time is None or time.time() - current.auth_time > RECENT_PROOF:
+        raise Problem(
+            f"prove who you are again first: adding a passkey needs a proof at most "
+            f"{RECENT_PROOF // 60} minutes old",
+            status=401,
+            code="reauthentication_required",
+        )
 
 
 class PasskeyRegistration:

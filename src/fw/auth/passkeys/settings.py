@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from fw.auth.modes.rules import check_required
+from fw.auth.modes.rules import check_required, shown
 from fw.auth.passkey import RelyingParty, relying_party_problems
 from fw.errors import StartupError
 from fw.settings import AuthSettings
@@ -65,7 +65,7 @@ def check_bootstrap(auth: AuthSettings) -> None:
         value = getattr(bootstrap, name)
         if value.total_seconds() <= 0:
             raise StartupError(
-                f"auth.bootstrap.{name}", str(value), "must be a positive duration such as 10m"
+                f"auth.bootstrap.{name}", shown(value), "must be a positive duration such as 10m"
             )
     if bootstrap.max_attempts <= 0:
         raise StartupError("auth.bootstrap.max_attempts", bootstrap.max_attempts, "must be 1 or more")

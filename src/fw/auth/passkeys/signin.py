@@ -7,7 +7,9 @@ use by a conditional write (a sign count never moves down, so a clone loses the 
 the App's account seams whether the account may still sign in: a suspended one may not.
 
 A browser already signed in does not sign in again: its assertion re-proves the session
-(:func:`reprove_session`), and a passkey of another account changes nothing.
+(:func:`reprove_session`), and a passkey of another account changes nothing. ``begin`` takes
+the ``operation`` a zero-window guard named in its login URL (passkey.js forwards the login
+page's), so the re-proof leaves the one-use grant of that operation and of no other.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fw.auth.accounts import Account
-from fw.auth.assurance.stepup import StepUp, complete, step_up_failed
+from fw.auth.assurance.stepup import StepUp, complete, requested_operation, step_up_failed
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.redirects import safe_return_path
 from fw.auth.browser.signin import sign_in
@@ -94,19 +96,20 @@ async def _active_account(live: Live, account_id: str) -> Account:
     return account
 
 
-async def reprove_session(request: Request, live: Live, account_id: str) -> list[str]:
+async def reprove_session(request: Request, live: Live, account_id: str, operation: str = "") -> list[str]:
     """A passkey assertion by a signed-in browser is a re-proof of its session, never a switch.
 
     The same account: the session moves to confirmed now (a zero-width step-up, which also
-    fills every positive window). Another account: 403 and the session stays as it was; the
-    browser signs out before signing in as someone else.
+    fills every positive window, and leaves the one-use grant of ``operation`` when a guard
+    named one). Another account: 403 and the session stays as it was; the browser signs out
+    before signing in as someone else.
     """
     current = user(request)
     if current is None or current.account_id != account_id:
         raise step_up_failed("this browser is signed in as another account; sign out first")
     await _active_account(live, account_id)
     now = int(time.time())
-    step = StepUp(0, current.account_id, current.issuer, current.key, now)
+    step = StepUp(0, current.account_id, current.issuer, current.key, now, operation)
     return [await complete(request, step, account_id, now, live.sessions, live.store.ceremonies)]
 
 
@@ -141,7 +144,8 @@ class PasskeySignIn:
         live = self.live()
         challenge = new_challenge()
         landing = safe_return_path(request.query_params.get("next")) or self.auth.post_login_path
-        record = {"challenge": encode(challenge), "landing": landing}
+        operation = requested_operation(request)  # 400 when malformed
+        record = {"challenge": encode(challenge), "landing": landing, "operation": operation}
         cookie = await self.ceremony.put(request, live.store.ceremonies, record, CEREMONY_TIMEOUT)
         return answer(authentication_options(self.party, challenge=challenge), [cookie])
 
@@ -180,7 +184,9 @@ class PasskeySignIn:
             logger.info("passkey sign-in refused: the sign count did not move up")
             raise PasskeyRejected(Rejection.SIGN_COUNT)
         if user(request) is not None:
-            cookies = await reprove_session(request, live, stored.account_id)
+            operation = record.get("operation")
+            asked = operation if isinstance(operation, str) else ""
+            cookies = await reprove_session(request, live, stored.account_id, asked)
         else:
             cookies = await start_passkey_session(request, live, stored.account_id)
         landing = record.get("landing")

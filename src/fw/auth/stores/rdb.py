@@ -1,9 +1,11 @@
 """The ``rdb`` backend: every auth record in the framework's SQL tables, on SQLite or PostgreSQL.
 
 SQLAlchemy Core on the async drivers; the tables are in :mod:`fw.rdb.tables` and created by
-``fw migrate``. Every engine failure becomes :class:`StoreUnavailable`. Conditional writes
-(take-once, sign counts, bootstrap attempts) are single statements whose row count says
-whether they happened, so concurrent processes cannot both win.
+``fw migrate``. Every failure of the database, whichever path the statement took (through
+SQLAlchemy, or beneath it in :mod:`fw.rdb.pointread`), becomes :class:`StoreUnavailable`; the
+one list of them is :data:`fw.rdb.faults.STORE_ERRORS`. Conditional writes (take-once, sign
+counts, bootstrap attempts) are single statements whose row count says whether they happened,
+so concurrent processes cannot both win.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from fw.auth.stores.tokens import (
     token_digest,
     well_formed,
 )
-from fw.rdb.engine import STORE_ERRORS, create_engine, reader, require_tables
+from fw.rdb.engine import create_engine, reader, require_tables
+from fw.rdb.faults import STORE_ERRORS
 from fw.rdb.pointread import DirectReads, stored_time
 from fw.rdb.tables import (
     ACCOUNTS,

@@ -62,8 +62,9 @@ class RedisSessions:
             # A pooled connection that Redis closed (a restart, an idle timeout) fails once when
             # next used: the command is sent again, once, on a new connection. Every command here
             # is idempotent (SET of the same value, GET, DEL, SMEMBERS, SET NX), so the resend is
-            # safe; a timeout is not retried, so a hung server costs one socket timeout.
-            retry=Retry(NoBackoff(), 1),
+            # safe; a timeout is not retried (redis-py's Retry would, by default), so a hung
+            # server costs one socket timeout.
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             retry_on_error=[RedisConnectionError],
         )
         self._put_script = self._client.register_script(_PUT)

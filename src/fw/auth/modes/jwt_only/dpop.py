@@ -7,10 +7,12 @@ DPoP-bound token presented as ``Bearer`` is refused (RFC 9449 7.2), so a stolen 
 useless without its key. The access token itself goes through the very same verification,
 admission, revocation and account checks as a bearer token (the middleware's own).
 
-Each proof is used once: its ``jti`` is recorded in this process and, when ``jwt_only`` has an
-``auth.backend`` store open (revocation or the ``registered`` admission), as a take-once record
-there, so a proof replayed against another process is refused too. Failures answer 401 with a
-``WWW-Authenticate: DPoP`` challenge naming the error; ``use_dpop_nonce`` comes with the nonce.
+Each proof is used once: its ``jti`` is recorded in this process and as a take-once record in
+the ``auth.backend`` store, which ``jwt_only`` opens whenever DPoP is on, so a proof replayed
+against another process sharing that store is refused too (and a store that cannot answer is a
+503: the promise is not dropped silently). ``htu`` is compared with :func:`target_uri`, built
+from the path as the client sent it. Failures answer 401 with a ``WWW-Authenticate: DPoP``
+challenge naming the error; ``use_dpop_nonce`` comes with the nonce.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
+from urllib.parse import quote
 
 from starlette.datastructures import URL, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -85,7 +88,7 @@ class DpopGate:
         proofs: ProofVerifier,
         protection: Protection,
         *,
-        shared: CeremonyStore | None = None,
+        shared: CeremonyStore,
         nonces: NonceIssuer | None = None,
         seen: SeenProofs | None = None,
     ) -> None:
@@ -168,7 +171,7 @@ class DpopGate:
         proof = self.proofs.verify(
             request.proofs[0],
             method=method,
-            url=_request_url(scope),
+            url=target_uri(scope),
             now=now,
             access_token=token,
             nonces=nonces,
@@ -180,18 +183,29 @@ class DpopGate:
         key = hashlib.sha256(f"{proof.jkt}\0{proof.jti}".encode()).hexdigest()
         if not self.seen.first_use(key, expires_at, now=now):
             raise DpopRejected("the proof was used before")
-        if self.shared is not None:
-            stored = await self.shared.put(f"dpop-jti:{key}", {}, datetime.fromtimestamp(expires_at, UTC))
-            if not stored:
-                raise DpopRejected("the proof was used before (by another process)")
+        stored = await self.shared.put(f"dpop-jti:{key}", {}, datetime.fromtimestamp(expires_at, UTC))
+        if not stored:
+            raise DpopRejected("the proof was used before (by another process)")
 
 
-def _request_url(scope: Scope) -> str:
-    """The URL a proof's ``htu`` names: a WebSocket handshake is the HTTP(S) GET it started as."""
+def target_uri(scope: Scope) -> str:
+    """The target URI of the request (RFC 9110 7.1) that a proof's ``htu`` names, query left out.
+
+    The path is the one the client sent (``raw_path``, percent-encodings intact), so
+    ``/items/caf%C3%A9`` is that URI and not a decoded ``/items/café`` no URI can hold, and
+    ``a%2Fb`` stays apart from ``a/b``. A server that gives no ``raw_path`` leaves only the
+    decoded path: it is encoded again, which cannot tell ``%2F`` from ``/``. Scheme and authority
+    are the ones the request addressed (its ``Host``); a WebSocket handshake is the HTTP(S) GET
+    it started as.
+    """
     url = URL(scope=scope)
-    if url.scheme in ("ws", "wss"):
-        url = url.replace(scheme="https" if url.scheme == "wss" else "http")
-    return str(url)
+    scheme = {"ws": "http", "wss": "https"}.get(url.scheme, url.scheme)
+    raw = scope.get("raw_path")
+    if isinstance(raw, bytes) and raw.startswith(b"/"):
+        path = raw.partition(b"?")[0].decode("latin-1")
+    else:
+        path = quote(scope["path"], safe="/:@!$&'()*+,;=")
+    return f"{scheme}://{url.netloc}{path}"
 
 
 def _bound_key(authentication: Authentication) -> str | None:

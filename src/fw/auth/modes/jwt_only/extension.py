@@ -1,9 +1,10 @@
 """The ``jwt_only`` extension: the bearer middleware plus the startup that makes it safe.
 
-Startup loads the issuer's signing keys (discovery, JWKS) and, when revocation or the
-``registered`` admission needs it, opens the ``auth.backend`` store and checks it is ready. Any failure
-refuses the start, cleanly: nothing stays open. No endpoints, no session, no cookie, no CSRF:
-authority arrives in the ``Authorization`` header.
+Startup loads the issuer's signing keys (discovery, JWKS) and, when revocation, the
+``registered`` admission or DPoP's replay record needs it (:func:`store_records`), opens the
+``auth.backend`` store and checks it is ready. Any failure refuses the start, cleanly: nothing
+stays open. No endpoints, no session, no cookie, no CSRF: authority arrives in the
+``Authorization`` header.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from fw.auth.dpop import NonceIssuer, ProofRules, ProofVerifier
 from fw.auth.jwt.verifier import Policy, Verifier
 from fw.auth.modes.jwt_only.dpop import DpopGate
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware, Running
+from fw.auth.modes.jwt_only.settings import store_records
 from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AuthStore
-from fw.auth.stores.records import RecordKind
 from fw.auth.stores.select import open_auth_store
 from fw.auth.tokens.algorithms import ALGORITHMS
 from fw.auth.tokens.discovery import jwks_uri_for
@@ -85,29 +86,29 @@ class JwtOnly:
 
     @property
     def needs_store(self) -> bool:
-        return self.jwt.revocation.mode != "off" or self.jwt.admission == "registered"
+        return bool(store_records(self.jwt))
 
     async def _dpop_gate(self) -> DpopGate | None:
-        """``auth.jwt.dpop``: proofs with any asymmetric algorithm fw knows, a replay record
-        shared through the ``auth.backend`` store when one is open, nonces when asked for."""
+        """``auth.jwt.dpop``: proofs with any asymmetric algorithm fw knows, the replay record
+        shared through the ``auth.backend`` store (which DPoP opens), nonces when asked for."""
         if self.jwt.dpop == "off":
             return None
+        store = self._store
+        assert store is not None, "store_records() asks for the store whenever DPoP is on"
         return DpopGate(
             "required" if self.jwt.dpop == "required" else "allowed",
             ProofVerifier(ProofRules(algorithms=tuple(ALGORITHMS))),
             self.protection,
-            shared=self._store.ceremonies if self._store is not None else None,
-            nonces=NonceIssuer(await self._nonce_key()) if self.jwt.dpop_nonce else None,
+            shared=store.ceremonies,
+            nonces=NonceIssuer(await self._nonce_key(store)) if self.jwt.dpop_nonce else None,
         )
 
-    async def _nonce_key(self) -> bytes | None:
+    @staticmethod
+    async def _nonce_key(store: AuthStore) -> bytes:
         """The DPoP nonce key every process sharing the ``auth.backend`` store agrees on (derived
-        from the store's shared key, never that key itself); ``None`` (a key of this process's
-        own) without a store."""
-        if self._store is None:
-            return None
+        from the store's shared key, never that key itself)."""
         try:
-            shared = await self._store.sessions().shared_key()
+            shared = await store.sessions().shared_key()
         except StoreUnavailable as failure:
             raise StartupError(
                 "auth.jwt.dpop_nonce", True, f"the auth.backend store cannot share the nonce key: {failure}"
@@ -175,16 +176,9 @@ class JwtOnly:
     async def _open_store(self) -> RevocationCheck | None:
         """Open the ``auth.backend`` store, check it, and build the revocation check."""
         jwt = self.jwt
-        kinds: list[RecordKind] = []
-        if jwt.revocation.mode != "off":
-            kinds.append("revocations")
-        if jwt.admission == "registered":
-            kinds.append("allowlist")
-        if jwt.dpop != "off":
-            kinds.append("ceremonies")  # each DPoP proof's jti, taken once across processes
-        if jwt.dpop_nonce:
-            kinds.append("sessions")  # where the key every process derives its nonces from lives
-        self._store = store = await open_auth_store(self.auth.backend, self.store_settings, kinds)
+        self._store = store = await open_auth_store(
+            self.auth.backend, self.store_settings, store_records(jwt)
+        )
         check = None
         if jwt.revocation.mode != "off":
             check = RevocationCheck(

@@ -1,7 +1,11 @@
 """The bearer middleware: verifies a presented token on every path, demands one on protected paths.
 
 Every rejection looks the same (401 with ``WWW-Authenticate: Bearer``), whatever the reason;
-the reason goes to the debug log. A store that cannot answer is a 503, never a silent pass.
+the reason goes to the debug log. A store that cannot answer is a 503, never a silent pass. A
+401 tells a client its token is bad, so the client drops it: only a verdict on the token may
+answer 401. Anything else that goes wrong while deciding (a bug, a failure nobody mapped) is left
+to propagate to the App's 500 boundary, which logs it and answers the 500 problem: the request
+still fails closed, and the client keeps its token.
 """
 
 from __future__ import annotations
@@ -47,7 +51,6 @@ def _prebuilt(problem: Problem) -> tuple[Message, Message]:
 _REJECT = _prebuilt(_UNAUTHORIZED)
 _REFUSE = _prebuilt(_UNAVAILABLE)
 _REJECTED = "bearer rejected: %s"
-_FAILED = "bearer verification failed unexpectedly; rejecting the request"
 
 
 class _Awaited(enum.Enum):
@@ -218,15 +221,13 @@ class BearerMiddleware:
         """The caller, ``None`` to reject, or :data:`_AWAITED` when the key must be awaited.
 
         For a token the verifier does not remember, on a request that needs nothing else
-        awaited: :attr:`Running.quick` and the account being the identity claim.
+        awaited: :attr:`Running.quick` and the account being the identity claim. Only a
+        rejection of the token is ``None``; anything unexpected propagates (a 500, not a 401).
         """
         try:
             verified = running.verifier.check_now(token)
         except TokenRejected as rejection:
             logger.debug(_REJECTED, rejection.reason)
-            return None
-        except Exception:
-            logger.exception(_FAILED)
             return None
         if verified is None:
             return _AWAITED
@@ -245,7 +246,11 @@ class BearerMiddleware:
     async def _authenticate(
         self, running: Running, token: str | None
     ) -> Authentication | StoreUnavailable | None:
-        """The caller, ``None`` to reject with 401, or the store failure to answer 503."""
+        """The caller, ``None`` to reject with 401, or the store failure to answer 503.
+
+        Only a verdict on the token (not verified, not admitted, revoked, no active account) is
+        ``None``; an unexpected exception propagates to the App's 500 boundary.
+        """
         if token is None:
             logger.debug("bearer rejected: malformed Authorization header")
             return None
@@ -266,9 +271,6 @@ class BearerMiddleware:
         except StoreUnavailable as failure:
             logger.error("auth store unavailable: %s", failure)
             return failure
-        except Exception:
-            logger.exception(_FAILED)
-            return None
         identity = self._identity(verified)
         if self._accounts.claim_is_the_account():
             # What ClaimIsTheAccount resolves to: the account is the identity claim.

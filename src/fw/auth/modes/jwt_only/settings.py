@@ -2,7 +2,9 @@
 
 The rules every mode shares (identity claim, admission, scope entries, issuer transport)
 come from :mod:`fw.auth.modes.rules`; what is here is about bearer tokens only: audiences,
-algorithms, lifetimes, key discovery and revocation.
+algorithms, lifetimes, key discovery and revocation, and which records the configuration keeps
+in the ``auth.backend`` store (:func:`store_records`), which the startup and the OpenAPI
+document both follow.
 """
 
 from __future__ import annotations
@@ -17,12 +19,33 @@ from fw.auth.modes.rules import (
     check_issuer,
     check_required,
     check_scope_entries,
+    shown,
 )
+from fw.auth.stores.records import RecordKind
 from fw.auth.tokens.algorithms import algorithm_problem
 from fw.auth.tokens.urls import same_origin, transport_problem
 from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
 from fw.settings import JwtSettings
+
+
+def store_records(jwt: JwtSettings) -> tuple[RecordKind, ...]:
+    """The records ``[auth.jwt]`` keeps in the ``auth.backend`` store; none: no store is opened.
+
+    Revocation reads its entries, the ``registered`` admission its allow-list, and DPoP takes
+    each proof once there (``ceremonies``), so the promise that a proof is used once holds for
+    every process sharing the store, with its nonce key (``sessions``) when nonces are on.
+    """
+    kinds: list[RecordKind] = []
+    if jwt.revocation.mode != "off":
+        kinds.append("revocations")
+    if jwt.admission == "registered":
+        kinds.append("allowlist")
+    if jwt.dpop != "off":
+        kinds.append("ceremonies")
+        if jwt.dpop_nonce:
+            kinds.append("sessions")
+    return tuple(kinds)
 
 
 def check_jwt(jwt: JwtSettings) -> None:
@@ -45,7 +68,7 @@ def check_jwt(jwt: JwtSettings) -> None:
             raise StartupError("auth.jwt.algorithms", alg, problem)
     if jwt.max_token_lifetime < timedelta(0):
         raise StartupError(
-            "auth.jwt.max_token_lifetime", jwt.max_token_lifetime, "use a positive duration such as 1h"
+            "auth.jwt.max_token_lifetime", shown(jwt.max_token_lifetime), "use a positive duration such as 1h"
         )
     check_identity_claim("auth.jwt", jwt.identity_claim)
     check_scope_entries("auth.jwt.required_scopes", jwt.required_scopes)
@@ -88,7 +111,7 @@ def _revocation(jwt: JwtSettings) -> None:
     if jwt.revocation.max_propagation_delay < timedelta(0):
         raise StartupError(
             "auth.jwt.revocation.max_propagation_delay",
-            jwt.revocation.max_propagation_delay,
+            shown(jwt.revocation.max_propagation_delay),
             "use 0s or more",
         )
 

@@ -8,6 +8,11 @@ failure is a problem document and no session; the attempts of other tabs stay va
 ``?max_age=<seconds>`` from a signed-in browser makes the login a step-up
 (:mod:`fw.auth.assurance.stepup`): ``prompt=login`` and ``max_age`` go to the provider, and the
 callback re-proves the session's identity instead of starting a new one.
+
+Every login asks for ``auth_time`` as an essential claim, so the session records when the person
+proved who they are. A provider that still leaves it out leaves that time unknown (the arrival of
+the callback is no proof time: the provider may have answered from a sign-in of days ago), so
+guards needing a recent proof ask for a step-up; the first such sign-in is logged as a warning.
 """
 
 from __future__ import annotations
@@ -79,6 +84,8 @@ class OidcLogin:
         self.started = started
         self.account_gate = account_gate
         self.ceremonies = ceremonies
+        #: Whether the provider's first sign-in without ``auth_time`` was logged (once per App).
+        self._told_no_auth_time = False
 
     async def _metadata(self) -> ProviderMetadata:
         try:
@@ -186,6 +193,8 @@ class OidcLogin:
         if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
             raise login_failed(f"the verified identity has no {self.oidc.identity_claim} claim")
         step = StepUp.from_dict(attempt.step_up) if attempt.step_up is not None else None
+        if step is None and verified.auth_time is None:
+            self._tell_no_auth_time(verified.issuer, metadata)
         if step is not None:
             # A re-proof: same identity, inside the window, before admission is even asked.
             stepup.check_proof(step, issuer=verified.issuer, key=str(value), auth_time=verified.auth_time)
@@ -218,6 +227,22 @@ class OidcLogin:
         )
         return await land_signed_in(
             request, started.sessions, started.accounts, summary, attempt.next, self.auth.post_login_path
+        )
+
+    def _tell_no_auth_time(self, issuer: str, metadata: ProviderMetadata) -> None:
+        """Warn once that this provider ignores the request for ``auth_time``, and what to change."""
+        if self._told_no_auth_time:
+            return
+        self._told_no_auth_time = True
+        advertised = metadata.raw.get("claims_parameter_supported") is True
+        logger.warning(
+            "the identity provider %s sent an ID token without auth_time, although fw asks for it as "
+            "an essential claim (OpenID Connect Core 5.5.1.1; its discovery document %s "
+            "claims_parameter_supported: true): its sign-ins leave the proof time unknown, so every "
+            "guard needing a recent proof (and passkey registration) asks for a step-up first. Enable "
+            "the claims parameter at the provider, or register the client with require_auth_time",
+            issuer,
+            "says" if advertised else "does not say",
         )
 
     async def _finish_step_up(

@@ -1,6 +1,7 @@
 """The ``oidc_passkey`` extension: ``oidc_only`` for the account, passkeys for daily sign-in.
 
-Registering a passkey needs a session whose proof is recent (at most 5 minutes old), so a
+Registering a passkey needs a session whose proof is recent (at most 5 minutes old, the rule
+:func:`fw.auth.passkeys.registration.require_recent_proof` both passkey modes share), so a
 session left open on someone else's screen cannot plant a passkey. Unless recovery is the
 provider's (``auth.recovery.policy = "oidc"``), an account that holds a passkey signs in only
 with one: the provider login stays for accounts without any (the first sign-in, or after an
@@ -9,7 +10,6 @@ administrator removed lost ones).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 from starlette.middleware import Middleware
@@ -23,11 +23,12 @@ from fw.auth.modes.base import ModeSettings
 from fw.auth.modes.oidc_only import OidcOnly
 from fw.auth.passkeys.endpoints import PasskeyEndpoints
 from fw.auth.passkeys.live import Live
-from fw.auth.passkeys.registration import Registrant, sign_in_required
-from fw.problems import Problem
-
-#: How recent the proof of a session registering a passkey must be.
-RECENT_PROOF = 300
+from fw.auth.passkeys.registration import (
+    Registrant,
+    registration_disabled,
+    require_recent_proof,
+    sign_in_required,
+)
 
 
 class OidcPasskey:
@@ -63,20 +64,11 @@ class OidcPasskey:
 
     async def _registrant(self, request: Request, live: Live) -> Registrant:
         if self.registration_policy == "disabled":
-            raise Problem(
-                "passkey registration is disabled (auth.registration.policy)",
-                status=403,
-                code="registration_disabled",
-            )
+            raise registration_disabled("passkey registration is disabled (auth.registration.policy)")
         current = user(request)
         if current is None:
             raise sign_in_required()
-        if current.auth_time is None or time.time() - current.auth_time > RECENT_PROOF:
-            raise Problem(
-                "sign in again first: registering a passkey needs a proof at most 5 minutes old",
-                status=401,
-                code="reauthentication_required",
-            )
+        require_recent_proof(current)
         name = current.email or current.display_name or current.account_id
         return Registrant(current.account_id, name, current.display_name or name)
 

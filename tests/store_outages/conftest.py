@@ -1,0 +1,15 @@
+"""Fixtures for the outage tests: a local token issuer (the stores and servers are each test's own)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from fw.testing.issuer import LocalIssuer
+
+
+@pytest.fixture
+def issuer() -> Iterator[LocalIssuer]:
+    with LocalIssuer() as running:
+        yield running
