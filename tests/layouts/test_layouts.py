@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from .support import FW as FW_COMMAND
 from .support import PRELUDE, edit, environment, fw, generate, probe, pyproject, write
 
 pytestmark = pytest.mark.timeout(300)
@@ -233,6 +234,12 @@ class TestSubPackages:
             seen = probe(tmp_path, app=app, config=["shop.a:A.x", "shop.b:B.y"])
             assert seen.error is None, seen.output
             assert seen.config == {"shop.a:A.x": "ax", "shop.b:B.y": "by"}
+        late = subprocess.run(
+            [sys.executable, "-c", "import sys; sys.path.insert(0, 'src'); import fw, shop.a; fw.parse_config([]); import shop.b"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=60, env=environment(),
+        )  # fmt: skip
+        assert late.returncode == 1
+        assert "RuntimeError: register_config(B, 'bb') after parse_config" in late.stderr
 
     def test_a_folder_without_init_is_refused_naming_the_folder(self, tmp_path: Path) -> None:
         self._versioned(tmp_path)
@@ -450,3 +457,74 @@ class TestProjectDiscovery:
             assert (
                 "server.port" in done.stdout + done.stderr and "config.dev.toml" in done.stdout + done.stderr
             )
+
+
+class TestServing:
+    @pytest.mark.parametrize("command", ["run", "dev"])
+    def test_fw_serving_regenerates_an_edited_declaration_and_serves_its_new_rules_at_once(
+        self, tmp_path: Path, command: str
+    ) -> None:
+        import socket
+        import time
+
+        import httpx2
+
+        _flat(tmp_path)
+        generate(tmp_path)
+        edit(tmp_path / "src/shop/main.py", "minlen=3", "minlen=20")
+        with socket.socket() as probe_socket:
+            probe_socket.bind(("127.0.0.1", 0))
+            port = probe_socket.getsockname()[1]
+        server = subprocess.Popen(
+            [*FW_COMMAND, command, "--server-host", "127.0.0.1", "--server-port", str(port)],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=environment(),
+        )
+        try:
+            deadline = time.monotonic() + 60
+            answer = None
+            while answer is None and time.monotonic() < deadline and server.poll() is None:
+                try:
+                    answer = httpx2.post(f"http://127.0.0.1:{port}/hello", json=VALID, timeout=5)
+                except httpx2.TransportError:
+                    time.sleep(0.2)
+            assert answer is not None, "the server did not answer"
+            assert answer.status_code == 400  # the new rule, in the run that regenerated
+            assert answer.json()["errors"][0]["field"] == "name"
+        finally:
+            server.terminate()
+            output, _ = server.communicate(timeout=30)
+        assert "fw: regenerated src/shop/_fw_binders.py" in output, output
+
+
+class TestSingleFile:
+    def test_a_single_file_app_listing_the_project_root_is_generated_and_bound(self, tmp_path: Path) -> None:
+        write(
+            tmp_path,
+            {
+                "pyproject.toml": pyproject("app:app", ["."], ["."]),
+                "app.py": PRELUDE
+                + "\n@dataclass\nclass Hello:\n    name: Annotated[str, fw.check('required,minlen=3')]\n\n"
+                "@dataclass\nclass Conf:\n    greeting: Annotated[str, fw.default('hey')]\n\n"
+                "fw.register_config(Conf, 'conf')\napp = fw.App()\n\n@app.route('POST /hello')\n"
+                "async def hello(request: fw.Request) -> fw.Response:\n"
+                "    return fw.JSONResponse({'name': (await fw.parse(Hello, request)).name})\n",
+                # Folders without __init__.py whose files need no import are fine below the root.
+                "tests/test_app.py": "def test_nothing():\n    pass\n",
+                "scripts/tool.py": "print('a tool')\n",
+            },
+        )
+        generate(tmp_path)
+        assert (tmp_path / "_fw_binders.py").is_file() and (tmp_path / "_fw_config.py").is_file()
+        seen = probe(
+            tmp_path,
+            app="app:app",
+            requests=[("POST", "/hello", {}, VALID), ("POST", "/hello", {}, INVALID)],
+            config=["app:Conf.greeting"],
+        )
+        assert seen.error is None, seen.output
+        assert seen.statuses == [200, 400]
+        assert seen.config == {"app:Conf.greeting": "hey"}

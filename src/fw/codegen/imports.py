@@ -69,25 +69,33 @@ def forget_imports(before: set[str], folders: list[Path]) -> None:
             del sys.modules[name]
 
 
-def source_files(folder: Path, errors: list[GenerationError]) -> list[Path]:
-    """The Python files below ``folder`` that generation reads, in order; a file inside a folder
-    without ``__init__.py`` is refused (naming the folder) instead of imported under a wrong name."""
-    files: list[Path] = []
-    refused: set[Path] = set()
-    for file in sorted(folder.rglob("*.py")):
-        if file.name.startswith("_fw_") or "__pycache__" in file.parts:
-            continue
-        namespace = namespace_folder(file, folder)
-        if namespace is None:
-            files.append(file)
-        elif namespace not in refused:
-            refused.add(namespace)
-            errors.append(
-                GenerationError(
-                    str(namespace),
-                    0,
-                    f"{namespace.name}/ has no __init__.py: fw imports the modules below {folder} by "
-                    f"their package names, so add {namespace / '__init__.py'} (or list {namespace} itself)",
-                )
-            )
-    return files
+#: Folders that hold installed or foreign code, or tools' state, never the project's sources.
+FOREIGN = frozenset({".venv", "venv", ".tox", ".nox", "site-packages", "node_modules", ".git", "__pycache__"})
+
+
+def source_files(folder: Path) -> list[Path]:
+    """The Python files below ``folder`` that generation reads, in order (no generated file, none
+    in a virtual environment, cache or hidden folder)."""
+    return [
+        file
+        for file in sorted(folder.rglob("*.py"))
+        if not file.name.startswith("_fw_")
+        and not any(part in FOREIGN or part.startswith(".") for part in file.relative_to(folder).parts[:-1])
+    ]
+
+
+def unimportable(file: Path, folder: Path) -> GenerationError | None:
+    """Why ``file`` (listed below ``folder``) cannot be imported for generation, if it cannot.
+
+    A file inside a folder without ``__init__.py`` would be imported under a name the application
+    does not use, so the folder is refused by name instead.
+    """
+    namespace = namespace_folder(file, folder)
+    if namespace is None:
+        return None
+    return GenerationError(
+        str(file),
+        1,
+        f"{namespace} has no __init__.py: fw imports the modules below {folder} by their package "
+        f"names, so add {namespace / '__init__.py'} (or list {namespace} itself)",
+    )

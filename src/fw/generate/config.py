@@ -44,7 +44,7 @@ def generate_folders(folders: Iterable[Path]) -> list[Output]:
     try:
         for folder in resolved:
             plans: list[Plan] = []
-            for call in scan(folder, _files(folder, errors), errors):
+            for call in scan(folder, _files(folder), errors):
                 try:
                     plans.append(plan_call(call))
                 except GenerationError as error:
@@ -59,10 +59,10 @@ def generate_folders(folders: Iterable[Path]) -> list[Output]:
         forget_imports(before, resolved)
 
 
-def _files(folder: Path, errors: list[GenerationError]) -> list[Path]:
+def _files(folder: Path) -> list[Path]:
     if folder == _FW_DIR:
         return [folder / "settings.py"]
-    return source_files(folder, errors)
+    return source_files(folder)
 
 
 def main(argv: list[str] | None = None) -> int:

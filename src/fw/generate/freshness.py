@@ -20,14 +20,11 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from fw.codegen.imports import FOREIGN, source_files
 from fw.codegen.output import fw_version
 from fw.generate.project import Project
 
 RECORD = Path(".fw") / "generated.json"
-#: Folders below a project root that hold installed or foreign code, never the project's sources.
-_FOREIGN = frozenset(
-    {".venv", "venv", ".tox", ".nox", "site-packages", "node_modules", ".git", "__pycache__"}
-)
 
 
 def record_path(project: Project) -> Path:
@@ -41,9 +38,8 @@ def project_files(project: Project, files: Iterable[Path]) -> list[Path]:
         resolved = file.resolve()
         if not resolved.is_relative_to(project.root) or resolved.suffix != ".py":
             continue
-        if _FOREIGN.intersection(resolved.relative_to(project.root).parts) or resolved.name.startswith(
-            "_fw_"
-        ):
+        parts = resolved.relative_to(project.root).parts
+        if FOREIGN.intersection(parts) or resolved.name.startswith("_fw_"):
             continue
         if resolved.is_relative_to(Path(sys.prefix).resolve()):
             continue
@@ -62,7 +58,7 @@ def listing(project: Project) -> list[str]:
     names: set[str] = set()
     for folder in project.source_dirs:
         if folder.is_dir():
-            names.update(_relative(project, file) for file in project_files(project, folder.rglob("*.py")))
+            names.update(_relative(project, file) for file in project_files(project, source_files(folder)))
     return sorted(names)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fw.codegen.imports import import_file, source_files
+from fw.codegen.imports import import_file, source_files, unimportable
 from fw.codegen.naming import module_for
 from fw.errors import GenerationError
 
@@ -33,8 +33,8 @@ class CallSite:
 
 def scan_directory(folder: Path, errors: list[GenerationError]) -> list[CallSite]:
     sites: list[CallSite] = []
-    for file in source_files(folder, errors):
-        sites.extend(scan_file(file, errors))
+    for file in source_files(folder):
+        sites.extend(scan_file(file, errors, folder))
     return sites
 
 
@@ -86,7 +86,7 @@ class _CallFinder(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def scan_file(file: Path, errors: list[GenerationError]) -> list[CallSite]:
+def scan_file(file: Path, errors: list[GenerationError], folder: Path | None = None) -> list[CallSite]:
     source = file.read_text(encoding="utf-8")
     try:
         tree = ast.parse(source, filename=str(file))
@@ -96,6 +96,10 @@ def scan_file(file: Path, errors: list[GenerationError]) -> list[CallSite]:
     finder = _CallFinder()
     finder.visit(tree)
     if not finder.calls:
+        return []
+    refusal = unimportable(file, folder) if folder is not None else None
+    if refusal is not None:
+        errors.append(refusal)
         return []
     module_name, _ = module_for(file)
     try:

@@ -14,7 +14,7 @@ from typing import Literal
 
 import fw.configuration.registry as registry
 from fw.codegen.errors import Where
-from fw.codegen.imports import import_file
+from fw.codegen.imports import import_file, unimportable
 from fw.errors import GenerationError
 
 Kind = Literal["config", "command"]
@@ -53,10 +53,16 @@ def scan(folder: Path, files: list[Path], errors: list[GenerationError]) -> list
             errors.append(GenerationError(str(file), error.lineno or 0, f"syntax error: {error.msg}"))
             continue
         errors.extend(_registered_after_parsing(tree, file))
+        refused = False
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 call = _call(folder, file, node, errors)
-                if call is None:
+                if call is None or refused:
+                    continue
+                refusal = unimportable(file, folder)
+                if refusal is not None:
+                    errors.append(refusal)
+                    refused = True
                     continue
                 key = (call.kind, call.name)
                 if key in seen:
