@@ -73,13 +73,13 @@ def forget_imports(before: set[str], folders: list[Path]) -> None:
 FOREIGN = frozenset({".venv", "venv", ".tox", ".nox", "site-packages", "node_modules", ".git", "__pycache__"})
 
 
-def source_files(folder: Path) -> list[Path]:
+def source_files(folder: Path, name: str = "*.py") -> list[Path]:
     """The Python files below ``folder`` that generation reads, in order (no generated file, none
-    in a virtual environment, cache or hidden folder)."""
+    in a virtual environment, cache or hidden folder); with ``name``, the files so named."""
     return [
         file
-        for file in sorted(folder.rglob("*.py"))
-        if not file.name.startswith("_fw_")
+        for file in sorted(folder.rglob(name))
+        if (name != "*.py" or not file.name.startswith("_fw_"))
         and not any(part in FOREIGN or part.startswith(".") for part in file.relative_to(folder).parts[:-1])
     ]
 

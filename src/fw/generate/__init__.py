@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fw.codegen.errors import GenerationFailed
-from fw.codegen.imports import recording_reads
+from fw.codegen.imports import recording_reads, source_files
 from fw.codegen.output import Output, is_generated
 from fw.errors import GenerationError
 from fw.generate.freshness import loaded_project_files, project_files, stale_reason, write_record
@@ -63,7 +63,7 @@ def _leftover_binders(project: Project, produced: set[Path]) -> list[Path]:
         path
         for folder in project.handlers
         if folder.is_dir()
-        for path in sorted(folder.rglob("_fw_binders.py"))
+        for path in source_files(folder, "_fw_binders.py")
         if path not in produced and is_generated(path)
     ]
 
