@@ -378,6 +378,14 @@ class TestInheritanceAndNames:
         )
         assert seen.error is None, seen.output
         assert seen.statuses == [200, 400, 400, 200]
+        edit(tmp_path / "src/shop/b/req.py", "maxlen=3", "maxlen=30")
+        edited = probe(
+            tmp_path, requests=[("POST", "/a", {}, {"name": "Ada"}), ("POST", "/b", {}, {"name": "Ada L"})]
+        )
+        assert edited.statuses == [200, 500]  # b's binder is stale, a's is not
+        assert probe(
+            tmp_path, requests=[("POST", "/b", {}, {"name": "Ada L"})], regenerate=True
+        ).statuses == [200]
 
 
 class TestRunningAndInstalling:
@@ -390,7 +398,7 @@ class TestRunningAndInstalling:
             + "\nRUNS = __import__('shop').__dict__.setdefault('runs', [])\nRUNS.append(__name__)\n"
             "if __name__ == '__main__':\n    import json, sys\n    from starlette.testclient import TestClient\n"
             "    fw.parse_config([])\n    conf = fw.config(Shop)\n"
-            "    with TestClient(app) as client:\n"
+            "    with TestClient(app, raise_server_exceptions=False) as client:\n"
             "        codes = [client.post('/hello', json=b).status_code for b in ({'name': 'Ada'}, {'name': 'Al'})]\n"
             "    print('PROBE ' + json.dumps({'requests': [{'status': c, 'errors': [], 'schemas': []} for c in codes],"
             " 'binders': {}, 'config': {'runs': RUNS, 'own': type(conf) is Shop, 'greeting': conf.greeting}}))\n"
@@ -399,6 +407,12 @@ class TestRunningAndInstalling:
         seen = probe(tmp_path, command=[sys.executable, "-m", "shop.main"], cwd=tmp_path / "src")
         assert seen.statuses == [200, 400], seen.output
         assert seen.config == {"runs": ["__main__"], "own": True, "greeting": "hello"}
+        edit(tmp_path / "src/shop/main.py", "minlen=3", "minlen=2")
+        stale = probe(tmp_path, command=[sys.executable, "-m", "shop.main"], cwd=tmp_path / "src")
+        assert stale.statuses == [500, 500], stale.output  # refused, not bound with minlen=3
+        generate(tmp_path)
+        fresh = probe(tmp_path, command=[sys.executable, "-m", "shop.main"], cwd=tmp_path / "src")
+        assert fresh.statuses == [200, 200], fresh.output
 
     def test_an_installed_copy_run_from_another_directory_binds_and_configures(self, tmp_path: Path) -> None:
         project, target, elsewhere = tmp_path / "project", tmp_path / "site", tmp_path / "elsewhere"
