@@ -473,6 +473,23 @@ class TestProjectDiscovery:
         document = json.loads((tmp_path / "src/shop/openapi.json").read_text())
         assert "Hello" in document["components"]["schemas"]
 
+    def test_generate_finds_the_app_of_a_src_layout_project_whose_handlers_parse_nothing_yet(
+        self, tmp_path: Path
+    ) -> None:
+        write(
+            tmp_path,
+            {
+                "pyproject.toml": pyproject("shop.main:app", ["src/shop/api"], []).replace(
+                    "openapi = false\n", ""
+                ),
+                "src/shop/__init__.py": "",
+                "src/shop/api/__init__.py": "",
+                "src/shop/main.py": "import fw\n\napp = fw.App()\n",
+            },
+        )
+        generate(tmp_path)
+        assert json.loads((tmp_path / "src/shop/openapi.json").read_text())["openapi"] == "3.1.0"
+
     def test_a_project_named_with_project_from_another_directory_reads_its_configuration_file(
         self, tmp_path: Path
     ) -> None:
