@@ -3,7 +3,14 @@ DynamoDB served by a local moto server, Google's Firestore emulator in Datastore
 session, skipped where ``gcloud`` is absent), a migrated SQLite database, the development identity
 provider, account seams reset after a test, ``store_backend``: one integration test run on
 every ``auth.backend`` engine, and ``session_store``: one session-manager test run on the rdb
-(SQLite, PostgreSQL), Redis and cookie session stores."""
+(SQLite, PostgreSQL), Redis and cookie session stores.
+
+Under ``CI=true`` (``bash .ci/run``) a skipped test fails the run: every skip here names
+something missing on the machine, and CI installs all of it, so a skip there is a test that
+silently did not run. The skipped tests and their reasons are listed at the end of the run;
+:data:`ALLOWED_SKIPS` names the exceptions, each with its reason. An expected failure (xfail) is
+not a skip.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +33,60 @@ from fw.auth.stores.rdb import RdbSessions
 from fw.rdb import create_engine
 from fw.rdb.migrate import upgrade
 from fw.testing import TestIdentityProvider, identity_provider
+
+#: Tests that may skip under ``CI=true``: a node ID (a parametrized test's ID without its
+#: ``[...]`` covers every parameter) and why it cannot run in CI. Keep it empty.
+ALLOWED_SKIPS: dict[str, str] = {}
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() == "true"
+
+
+def _allowed(nodeid: str) -> bool:
+    return nodeid in ALLOWED_SKIPS or nodeid.partition("[")[0] in ALLOWED_SKIPS
+
+
+def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # (path, line, "Skipped: reason")
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+#: The skips ``CI=true`` refuses, as (node ID, reason), in the order they happened.
+_refused_skips: list[tuple[str, str]] = []
+
+
+def _note_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail") and not _allowed(report.nodeid):
+        _refused_skips.append((report.nodeid, _skip_reason(report)))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _note_skip(report)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    _note_skip(report)  # a module skipped as a whole (pytest.importorskip at its top, say)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    passing = (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+    if _in_ci() and _refused_skips and exitstatus in passing:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not (_in_ci() and _refused_skips):
+        return
+    terminalreporter.section("tests skipped under CI=true (the run fails)", sep="=", red=True)
+    for nodeid, reason in _refused_skips:
+        terminalreporter.line(f"SKIPPED {nodeid}: {reason}", red=True)
+    terminalreporter.line(
+        f"{len(_refused_skips)} skipped: CI installs everything the tests use (.ci/run); install "
+        "what is missing, or add the test to ALLOWED_SKIPS in tests/conftest.py with its reason."
+    )
 
 
 @pytest.fixture

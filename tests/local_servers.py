@@ -72,7 +72,9 @@ def moto_server() -> Iterator[str]:
     time (:func:`serve_moto`), with throwaway AWS credentials in the environment while it runs;
     its URL. Stopped by its PID."""
     if importlib.util.find_spec("moto") is None or importlib.util.find_spec("werkzeug") is None:
-        raise NotInstalled("moto's server is not installed (pip install 'moto[server]', part of fw[test])")
+        raise NotInstalled(
+            "moto's server is not installed (pip install 'moto[server]', part of fw-web[test])"
+        )
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, __file__, "127.0.0.1", str(port)],

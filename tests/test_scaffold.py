@@ -299,7 +299,7 @@ def test_a_cloud_store_keeps_every_record_and_the_project_needs_its_extra(tmp_pa
     assert config["middleware"]["dynamo"]["table_prefix"] == "cloud_"
     with (root / "pyproject.toml").open("rb") as handle:
         project = tomllib.load(handle)
-    assert project["project"]["dependencies"] == ["fw[docs,passkeys,dynamo]"]
+    assert project["project"]["dependencies"] == ["fw-web[docs,passkeys,dynamo]"]
     assert "migrations" not in project["tool"]["fw"]
 
 

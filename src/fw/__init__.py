@@ -3,6 +3,8 @@
 This module is the public surface only; every name is defined in the module its pillar owns.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
@@ -22,8 +24,6 @@ from fw.configuration import (
     subcommand,
 )
 from fw.errors import ConfigError, GenerationError, StartupError
-from fw.extension import register_extension as _register_extension
-from fw.extension import register_openapi_security as _register_openapi_security
 from fw.markers import (
     arg,
     check,
@@ -47,14 +47,30 @@ from fw.markers import (
 from fw.problems import BindError, FieldError, Problem, bad_request, field, validation, write_problem
 from fw.responses import JSONResponse
 
-# --- auth pillar exports; authentication is composed into every App at start ---
+# --- auth pillar: composed into every App at start. The wiring imports authentication's code
+# only once the configuration turns it on, so ``import fw`` loads no store, mode or SDK ---
 # isort: split
-from fw.auth.caller import request_authentication
-from fw.auth.openapi import security as _auth_security
-from fw.auth.plugin import extension as _auth_extension
+from fw.auth.wiring import register as _register_auth
 
-_register_extension(_auth_extension)
-_register_openapi_security(_auth_security)
+_register_auth()
+
+if TYPE_CHECKING:
+    from fw.auth.caller import request_authentication
+
+
+def __getattr__(name: str) -> Any:
+    """``fw.request_authentication``, imported on first use with the auth code it lives in."""
+    if name == "request_authentication":
+        from fw.auth.caller import request_authentication
+
+        globals()[name] = request_authentication
+        return request_authentication
+    raise AttributeError(f"module 'fw' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "App",

@@ -219,14 +219,14 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:SessionSettings': Loader(
         type_name='fw.settings:SessionSettings',
-        fingerprint='b410f571aee08127385a',
+        fingerprint='697ca14b35360c3e8986',
         classes=_classes_1,
         build=_build_1,
         prefix='session',
         fields=(
             Field(key='session.enabled', kind='bool', table='session', default=False, env='SESSION_ENABLED', opts=('--session-enabled',), help='Turn browser sessions on (required by the browser login modes)'),
             Field(key='session.backend', kind='str', table='session', default='rdb', env='SESSION_BACKEND', opts=('--session-backend',), dependon=('session.enabled',), help='Where session records live', choices=('rdb', 'cookie', 'redis', 'dynamo', 'firestore')),
-            Field(key='session.redis_url', kind='str', table='session', default='redis://127.0.0.1:6379/0', env='SESSION_REDIS_URL', opts=('--session-redis_url',), dependon=('session.enabled',), help='Redis URL for the redis backend'),
+            Field(key='session.redis_url', kind='str', table='session', default='redis://127.0.0.1:6379/0', env='SESSION_REDIS_URL', opts=('--session-redis_url',), secret='dsn', dependon=('session.enabled',), help='Redis URL for the redis backend'),
             Field(key='session.keyring.secret', kind='str', table='session.keyring', env='SESSION_KEYRING_SECRET', opts=('--session-keyring-secret',), secret='mask', dependon=('session.enabled',), help='Key that seals cookie sessions (32 bytes or more, base64url); required by the cookie backend'),
         ),
         tables=(
@@ -258,7 +258,7 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:AuthSettings': Loader(
         type_name='fw.settings:AuthSettings',
-        fingerprint='d05596b8eb3a2dee5969',
+        fingerprint='0165f4aa66aa42fd56c0',
         classes=_classes_3,
         build=_build_3,
         prefix='auth',
@@ -307,7 +307,7 @@ LOADERS: dict[str, Loader] = {
             Field(key='auth.oauth.registered_claims', kind='str', table='auth.oauth', env='AUTH_OAUTH_REGISTERED_CLAIMS', opts=('--auth-oauth-registered_claims',), dependon=('auth.enabled',), help='Claims matched against the allow-list'),
             Field(key='auth.oauth.allow_loopback_http', kind='bool', table='auth.oauth', default=False, env='AUTH_OAUTH_ALLOW_LOOPBACK_HTTP', opts=('--auth-oauth-allow_loopback_http',), dependon=('auth.enabled',), help='Permits a request-relative redirect URL and http endpoints on loopback in development'),
             Field(key='auth.oauth.authorization_endpoint', kind='str', table='auth.oauth', env='AUTH_OAUTH_AUTHORIZATION_ENDPOINT', opts=('--auth-oauth-authorization_endpoint',), dependon=('auth.enabled',), help="Replaces the provider's authorization endpoint (a stand-in for tests and fw dev)"),
-            Field(key='auth.oauth.token_endpoint', kind='str', table='auth.oauth', env='AUTH_OAUTH_TOKEN_ENDPOINT', opts=('--auth-oauth-token_endpoint',), secret='show', dependon=('auth.enabled',), help="Replaces the provider's token endpoint"),
+            Field(key='auth.oauth.token_endpoint', kind='str', table='auth.oauth', env='AUTH_OAUTH_TOKEN_ENDPOINT', opts=('--auth-oauth-token_endpoint',), secret='dsn', dependon=('auth.enabled',), help="Replaces the provider's token endpoint"),
             Field(key='auth.oauth.user_endpoint', kind='str', table='auth.oauth', env='AUTH_OAUTH_USER_ENDPOINT', opts=('--auth-oauth-user_endpoint',), dependon=('auth.enabled',), help="Replaces the provider's own-user lookup endpoint"),
             Field(key='auth.jwt.issuer', kind='str', table='auth.jwt', env='AUTH_JWT_ISSUER', opts=('--auth-jwt-issuer',), dependon=('auth.enabled',), help='Issuer whose access tokens are accepted (required)'),
             Field(key='auth.jwt.audience', kind='list', table='auth.jwt', env='AUTH_JWT_AUDIENCE', opts=('--auth-jwt-audience',), dependon=('auth.enabled',), help='Accepted audiences (required)'),

@@ -24,8 +24,9 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import fw.configuration as _config
-from fw.binding.docs_route import DocsMode, check_docs, docs_mode
+from fw.binding.docs_route import DocsMode, check_docs, docs_in_effect, docs_mode
 from fw.binding.limits import DEFAULT_LIMITS, guarded_receive, refuse_too_large
+from fw.configuration.effective import register_effective
 from fw.dispatch import StaticFirstRouter, handler_app
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension, build_extensions, openapi_security
@@ -34,8 +35,11 @@ from fw.routing import Pattern, parse_pattern
 from fw.server_checks import check_server
 from fw.settings import ServerSettings
 from fw.stack import build_stack
+from fw.userinfo import scrub
 
 logger = logging.getLogger("fw")
+# The App decides an unset server.docs by APP_ENV; the startup summary shows that decision.
+register_effective("server.docs", docs_in_effect)
 
 Handler = Callable[[Request], Awaitable[Response]] | Callable[[Request], Response]
 StartupHook = Callable[[], Awaitable[None]]
@@ -223,7 +227,8 @@ class App:
             await send({"type": "lifespan.startup.failed", "message": f"fw: {error}"})
             raise  # servers that already read the message stay quiet; test clients see the error
         except BaseException:
-            await send({"type": "lifespan.startup.failed", "message": traceback.format_exc()})
+            # The server logs this message: a URL a driver quotes in it keeps its password to itself.
+            await send({"type": "lifespan.startup.failed", "message": scrub(traceback.format_exc())})
             raise
         await send({"type": "lifespan.startup.complete"})
         await receive()  # lifespan.shutdown

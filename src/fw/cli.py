@@ -2,6 +2,8 @@
 
 Every sub-command that starts or checks the application reads ``[tool.fw]`` from the nearest
 ``pyproject.toml``; errors print one line to stderr and exit non-zero, never a traceback.
+``fw COMMAND --help`` is answered first, from text alone (:mod:`fw.cli_usage`), so it does
+nothing else wherever it is typed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fw.cli_usage import CONFIGURED, command_help, wants_help
 from fw.errors import ConfigError, StartupError
 from fw.generate import GenerationFailed, generate, regenerate_if_stale
 from fw.generate.project import Project, ProjectError, load_project
@@ -58,7 +61,9 @@ def _regenerate_if_stale(project: Project) -> None:
         sys.stderr.write(f"fw: regenerated {path.relative_to(project.root)}\n")
 
 
-def cmd_generate(project: Project, _rest: list[str]) -> int:
+def cmd_generate(project: Project, rest: list[str]) -> int:
+    if rest:
+        return _fail(f"generate takes no arguments, got {rest[0]!r} (fw generate --help)", 2)
     written = generate(project)
     for path in written:
         print(f"wrote {path.relative_to(project.root)}")
@@ -84,7 +89,8 @@ def cmd_dev(project: Project, rest: list[str]) -> int:
 
 
 def cmd_doctor(project: Project, rest: list[str]) -> int:
-    """Parse configuration and run every startup check without serving.
+    """Parse configuration and run every startup check without serving, then contact what the
+    App reaches only later (an identity provider: discovery and keys, see :class:`fw.extension.Probed`).
 
     ``--fix`` first creates the deployment resources fw can create itself (the DynamoDB table and
     its TTL setting, as ``fw migrate`` does), then checks.
@@ -104,7 +110,10 @@ def cmd_doctor(project: Project, rest: list[str]) -> int:
 
     async def check() -> None:
         await app.startup()
-        await app.shutdown()
+        try:
+            problems.extend(f"error: {refusal}" for refusal in await _probe(app))
+        finally:
+            await app.shutdown()
 
     try:
         asyncio.run(check())
@@ -112,10 +121,50 @@ def cmd_doctor(project: Project, rest: list[str]) -> int:
         problems.append(f"error: {error}")
     for line in problems:
         print(line)
+    for line in _doctor_checked(project, app, configuration.doctor_checked()):
+        print(f"checked: {line}")
     if any(line.startswith("error") for line in problems):
         return 1
-    print("doctor: no problems found")
+    warnings = sum(line.startswith("warning") for line in problems)
+    verdict = f"doctor: no errors; {_count(warnings, 'warning')} above"
+    print(verdict if warnings else "doctor: no problems found")
     return 0
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _doctor_checked(project: Project, app: App, configuration: str) -> list[str]:
+    """What ``fw doctor`` looked at, so "no problems found" says what was found clean."""
+    from fw.generate.checks import generated_files
+
+    generated = _count(len(generated_files(project)), "file")
+    pillars = len(app.extensions)
+    startup = (
+        f"the server settings, /docs and the startup rules of {_count(pillars, 'pillar')} turned on"
+        if pillars
+        else "the server settings and /docs (no pillar is turned on)"
+    )
+    return [
+        configuration,
+        f"generated code: {generated} written by fw generate, each current for this fw and importable",
+        f"startup: {startup}, as fw run checks them before serving",
+    ]
+
+
+async def _probe(app: App) -> list[StartupError]:
+    """What each started extension that can probe a service it depends on refuses."""
+    from fw.extension import Probed
+
+    refusals: list[StartupError] = []
+    for extension in app.extensions:
+        if isinstance(extension, Probed):
+            try:
+                await extension.probe()
+            except StartupError as refusal:
+                refusals.append(refusal)
+    return refusals
 
 
 def cmd_migrate(project: Project, rest: list[str]) -> int:
@@ -225,8 +274,10 @@ def cmd_completion(_project: Project | None, rest: list[str]) -> int:
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
+    from fw.extras import DISTRIBUTION
+
     try:
-        return version("fw")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "unknown (not installed)"
 
@@ -241,6 +292,28 @@ COMMANDS = {
     "init": (cmd_init, "create a new project (fw init --help)"),
     "completion": (cmd_completion, "print a shell completion script: fw completion bash|zsh|fish"),
 }
+
+
+def _asks_for_listing(arguments: Sequence[str]) -> bool:
+    """``--help`` (after ``--``) or ``--generate-config``: the configuration's own listings."""
+    from fw.configuration.argv import GENERATE_CONFIG
+
+    return any(word == "--help" or word.partition("=")[0] == GENERATE_CONFIG for word in arguments)
+
+
+def _print_configuration_listing(project: Project, arguments: list[str]) -> int | None:
+    """``fw COMMAND -- --help`` and ``--generate-config``: the application's configuration options
+    or a template, printed instead of running the command (nothing served, migrated or checked).
+    ``None`` when the configuration asks for neither (the word was an option's value)."""
+    from fw import configuration
+
+    _the_app(project)
+    configuration.parse_config(arguments)
+    listing = configuration.requested_template()
+    if listing is None:
+        return None
+    sys.stdout.write(listing)
+    return 0
 
 
 @contextlib.contextmanager
@@ -271,13 +344,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         commands.add_parser(name, help=description, add_help=False)
     args, rest = parser.parse_known_args(argv)
     handler = COMMANDS[args.command][0]
+    if wants_help(rest):  # before anything is loaded, read or started
+        sys.stdout.write(command_help(args.command))
+        return 0
     try:
         if args.command == "init":  # creates the project, so there is none to load yet
             return cmd_init(None, rest)
         if args.command == "completion":  # the script is the same for every project
             return cmd_completion(None, rest)
         project = load_project(args.project)
+        if args.command in CONFIGURED and "--" in rest:  # the rest goes to the configuration as is
+            rest.remove("--")
         with _searching_from(project.root):
+            if args.command in CONFIGURED and _asks_for_listing(rest):
+                listed = _print_configuration_listing(project, rest)
+                if listed is not None:
+                    return listed
             return handler(project, rest)
     except GenerationFailed as failure:
         for error in failure.errors:

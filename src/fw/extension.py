@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
@@ -30,6 +30,18 @@ class Extension(Protocol):
     async def startup(self) -> None: ...
 
     async def shutdown(self) -> None: ...
+
+
+@runtime_checkable
+class Probed(Protocol):
+    """An extension that depends on a service it does not contact at startup (an identity
+    provider it reaches at the first sign-in, say), and can contact it on request.
+
+    ``fw doctor`` calls ``probe`` after a successful ``startup``, so a deployment check meets
+    what the first request would; ``probe`` raises :class:`fw.StartupError` naming the key.
+    """
+
+    async def probe(self) -> None: ...
 
 
 @dataclass(frozen=True)

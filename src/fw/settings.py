@@ -52,7 +52,7 @@ class SessionSettings:
         str, enum("rdb,cookie,redis,dynamo,firestore"), default("rdb"), dependon("session.enabled")
     ]
     #: Redis URL for the redis backend.
-    redis_url: Annotated[str, default("redis://127.0.0.1:6379/0"), dependon("session.enabled")]
+    redis_url: Annotated[str, default("redis://127.0.0.1:6379/0"), secret("dsn"), dependon("session.enabled")]
     keyring: Annotated[SessionKeyring, dependon("session.enabled")]
 
 
@@ -168,7 +168,7 @@ class OauthSettings:
     #: Replaces the provider's authorization endpoint (a stand-in for tests and fw dev).
     authorization_endpoint: str
     #: Replaces the provider's token endpoint.
-    token_endpoint: Annotated[str, secret("show")]
+    token_endpoint: Annotated[str, secret("dsn")]
     #: Replaces the provider's own-user lookup endpoint.
     user_endpoint: str
 

@@ -27,6 +27,10 @@ class Person:
     key: str = "248289761001"
 
 
+#: What a note written for the default :class:`Person` reads back as.
+ALICE = RememberedVisitor("https://id.example", "a•••••@example.com")
+
+
 def notes(secret: str = SECRET, ttl: float = 720 * HOUR, idle: float = 336 * HOUR) -> VisitorNotes:
     return VisitorNotes(AssuranceHint(True, secret, timedelta(seconds=ttl), timedelta(seconds=idle)))
 
@@ -45,7 +49,7 @@ def written(keeper: VisitorNotes, person: Person | None = None, now: float = NOW
 def test_a_note_keeps_the_issuer_and_shows_the_identifier_masked() -> None:
     keeper = notes()
     visitor, cookies = keeper.read(request_with(written(keeper)), secure=True, now=NOW + HOUR)
-    assert visitor == RememberedVisitor("https://id.example", "a•••••@example.com")
+    assert visitor == ALICE
     assert cookies == []
 
 
@@ -94,7 +98,7 @@ def test_a_well_sealed_note_of_the_wrong_shape_is_ignored() -> None:
 def test_a_note_expires_ttl_after_it_was_written() -> None:
     keeper = notes(ttl=10 * HOUR, idle=0)
     value = written(keeper)
-    assert keeper.read(request_with(value), secure=True, now=NOW + 10 * HOUR - 1)[0] is not None
+    assert keeper.read(request_with(value), secure=True, now=NOW + 10 * HOUR - 1)[0] == ALICE
     visitor, cookies = keeper.read(request_with(value), secure=True, now=NOW + 10 * HOUR)
     assert visitor is None and "Max-Age=0" in cookies[0]
 
@@ -112,7 +116,7 @@ def test_a_visit_refreshes_the_note_so_a_returning_browser_keeps_it_until_the_tt
     for _ in range(10):  # every 40 hours, ten times: 400 hours, never 48 away
         now += 40 * HOUR
         visitor, cookies = keeper.read(request_with(value), secure=True, now=now)
-        assert visitor is not None
+        assert visitor == ALICE
         [refreshed] = cookies
         value = refreshed.split(";")[0].split("=", 1)[1]
         max_age = int(refreshed.split("Max-Age=")[1].split(";")[0])
@@ -130,7 +134,7 @@ def test_a_note_sealed_with_the_previous_secret_still_opens_after_a_rotation() -
     old = notes()
     value = written(old)
     rotated = notes(secret=f"{secrets.token_urlsafe(32)} {SECRET}")
-    assert rotated.read(request_with(value), secure=True, now=NOW + HOUR)[0] is not None
+    assert rotated.read(request_with(value), secure=True, now=NOW + HOUR)[0] == ALICE
     fresh = written(rotated)
     assert old.read(request_with(fresh), secure=True, now=NOW)[0] is None  # new notes use the new key
 

@@ -141,8 +141,8 @@ async def test_entries_expire_after_max_token_lifetime(rdb_store: str) -> None:
         issuer = f"https://issuer-{uuid.uuid4().hex}.example"
         await revocations.put(issuer, "token", "old", "", timedelta(seconds=-1))
         assert await revocations.stamp(issuer, "token", "old") is None
-        await revocations.put(issuer, "token", "new", "", timedelta(hours=1))
-        assert await revocations.stamp(issuer, "token", "new") is not None
+        stamped = await revocations.put(issuer, "token", "new", "", timedelta(hours=1))
+        assert await revocations.stamp(issuer, "token", "new") == stamped
         async with engine.connect() as conn:
             rows = (
                 await conn.execute(

@@ -452,7 +452,8 @@ async def test_the_authentication_built_from_a_cache_entry_equals_the_one_a_full
         assert extension.running is not None
         cache = extension.running.verifier.cache
         assert cache is not None and len(cache) == 1
-        assert extension.running.verifier.remembered(token) is not None
+        entry = extension.running.verifier.remembered(token)
+        assert entry is not None and entry.identity == "grace"
     checked, _, cached = recorded
     assert cached == checked
     assert type(cached.principal) is type(checked.principal) is Caller

@@ -139,7 +139,20 @@ def test_head_on_a_protected_path_with_a_session_reaches_the_handler(alice: Brow
 
 
 # Cookies per origin.
-def test_cookies_are_secure_outside_plain_http_loopback(idp: TestIdentityProvider, sqlite_dsn: str) -> None:
+def test_a_dev_app_without_an_https_address_sets_secure_cookies_except_on_plain_http_loopback(
+    browser: Build,
+) -> None:
+    client, _ = browser()
+    unknown = {"cookie": f"fw_session={'A' * 43}"}  # dropped: the answer expires the cookie
+    loopback = client.get("/", headers=unknown).headers["set-cookie"]
+    assert loopback.startswith("fw_session=;") and "Secure" not in loopback
+    public = client.get("https://app.example.test/", headers=unknown).headers["set-cookie"]
+    assert public.startswith("fw_session=;") and "; Secure" in public and "HttpOnly" in public
+
+
+def test_a_dev_app_whose_redirect_url_is_https_sets_secure_cookies_even_on_plain_http_loopback(
+    idp: TestIdentityProvider, sqlite_dsn: str
+) -> None:
     configured = {"redirect_url": "https://app.example.test/auth/callback"}
     with open_browser(idp, sqlite_dsn, base_url="https://app.example.test", oidc=configured) as (client, _):
         header = client.get("/auth/login", follow_redirects=False).headers["set-cookie"]
@@ -147,7 +160,7 @@ def test_cookies_are_secure_outside_plain_http_loopback(idp: TestIdentityProvide
         loopback = client.get("http://localhost:8000/auth/login", follow_redirects=False).headers[
             "set-cookie"
         ]
-        assert "Secure" not in loopback
+        assert loopback.startswith("fw_login=") and "; Secure" in loopback
 
 
 # What the callback does with the provider's answer.
@@ -353,11 +366,17 @@ def summary() -> SessionSummary:
     return SessionSummary("acc", "Alice", "a@example.test", "https://id.example", "alice", None)
 
 
+async def resumed(sessions: Sessions, value: str) -> SessionSummary | None:
+    """The summary of the live session behind ``value``, or ``None``."""
+    active = await sessions.resume(value)
+    return None if active is None else active.summary
+
+
 async def test_a_session_lives_until_just_before_its_ttl_and_not_at_it(clock: Clock) -> None:
     sessions = Sessions(CookieSessions(secrets.token_urlsafe(32)), ttl=60, idle_timeout=0)
     value = await sessions.start(summary())
     clock.now += 59.999
-    assert await sessions.resume(value) is not None
+    assert await resumed(sessions, value) == summary()
     clock.now += 0.001
     assert await sessions.resume(value) is None
 
@@ -366,7 +385,7 @@ async def test_an_idle_session_ends_exactly_at_the_idle_timeout(clock: Clock) ->
     sessions = Sessions(CookieSessions(secrets.token_urlsafe(32)), ttl=3600, idle_timeout=100)
     value = await sessions.start(summary())
     clock.now += 99.999
-    assert await sessions.resume(value) is not None  # too soon to be written back (< 10 s)
+    assert await resumed(sessions, value) == summary()  # too soon to be written back (< 10 s)
     clock.now += 0.001
     assert await sessions.resume(value) is None
 

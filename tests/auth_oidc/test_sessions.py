@@ -22,6 +22,12 @@ from fw.testing import TestIdentityProvider
 SUMMARY = SessionSummary("acct", "Alice", "alice@example.test", "https://id.example", "alice", 1700000000)
 
 
+async def resumed(sessions: Sessions, value: str) -> SessionSummary | None:
+    """The summary of the live session behind ``value``, or ``None``."""
+    active = await sessions.resume(value)
+    return None if active is None else active.summary
+
+
 @pytest.fixture
 def store(session_store: SessionStore) -> SessionStore:
     return session_store
@@ -59,7 +65,7 @@ async def test_starting_a_session_revokes_the_previous_one(store: SessionStore) 
     first = await sessions.start(SUMMARY)
     second = await sessions.start(SUMMARY, previous=first)
     assert first != second
-    assert await sessions.resume(second) is not None
+    assert await resumed(sessions, second) == SUMMARY
     if store.name != "cookie":
         assert await sessions.resume(first) is None
 
@@ -82,7 +88,7 @@ async def test_sessions_expire_after_the_idle_timeout_and_activity_extends_them(
     active = await sessions.resume(value)
     assert active is not None
     monkeypatch.setattr(manager_module.time, "time", lambda: now + 160)
-    assert await sessions.resume(active.value) is not None
+    assert await resumed(sessions, active.value) == SUMMARY
     monkeypatch.setattr(manager_module.time, "time", lambda: now + 300)
     assert await sessions.resume(active.value) is None
 

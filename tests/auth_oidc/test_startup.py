@@ -198,4 +198,4 @@ def test_the_redis_session_backend_without_its_extra_names_the_pip_install(
         session=session_settings("redis", redis_url="redis://127.0.0.1:1/0"),
         oidc={"redirect_url": "https://a/cb"},
     )
-    assert "pip install 'fw[redis]'" in str(error)
+    assert "pip install 'fw-web[redis]'" in str(error)

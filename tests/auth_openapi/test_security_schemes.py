@@ -235,3 +235,32 @@ def test_the_document_follows_the_running_configuration(issuer: LocalIssuer) -> 
         "/health",
         "/api/anything/{rest}",
     }
+
+
+def test_a_production_browser_mode_declares_the_session_cookie_under_its_host_prefixed_name(
+    sqlite_dsn: str,
+) -> None:
+    toml = f"""
+[session]
+enabled = true
+
+[middleware.rdb]
+dsn = "{sqlite_dsn}"
+
+[auth]
+enabled = true
+mode = "passkey_only"
+{PROTECTION}
+[auth.passkey]
+rp_id = "shop.example.com"
+rp_name = "Shop"
+origins = ["https://shop.example.com"]
+
+[auth.recovery]
+policy = "administrator"
+
+[auth.registration]
+policy = "invite"
+"""
+    for _, document in served(toml, {"APP_ENV": "prod"}):
+        assert document["components"]["securitySchemes"]["sessionCookie"]["name"] == "__Host-fw_session"

@@ -58,14 +58,16 @@ def test_a_passkey_signs_in_again_after_logout_and_lands_where_asked(dsn: str) -
         options = begun.json()
         assert set(options) >= {"challenge", "rpId", "timeout", "userVerification"}
         assert "allowCredentials" not in options and options["rpId"] == "localhost"
+        signing_in = datetime.now(UTC).replace(microsecond=0)  # a store may keep whole seconds
         finished = browser.post("/login/finish", browser.authenticator.get(options))
         assert finished.status_code == 200, finished.text
+        signed_in = datetime.now(UTC)
         assert finished.json() == {"landing": "/private/page"}
         assert finished.headers["cache-control"] == "no-store"
         assert browser.me()["account_id"] == account
         assert browser.client.get("/private/page").status_code == 200
         [listed] = browser.call(fw.auth.passkeys, account)
-        assert listed.last_used_at is not None
+        assert listed.last_used_at is not None and signing_in <= listed.last_used_at <= signed_in
 
 
 def test_sign_in_rotates_the_session_cookie(dsn: str) -> None:

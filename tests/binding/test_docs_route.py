@@ -101,7 +101,7 @@ def test_every_asset_the_page_names_comes_from_the_app_with_its_content_type() -
 def test_the_page_is_titled_by_the_project_and_allows_scripts_from_the_app_only() -> None:
     with served({"APP_ENV": "dev"}) as client:
         page = client.get("/docs")
-        assert "<title>fw — API reference</title>" in page.text  # fw's own pyproject holds this test
+        assert "<title>fw-web — API reference</title>" in page.text  # fw's own pyproject holds this test
         policy = page.headers["content-security-policy"]
         assert "script-src 'self';" in policy and "default-src 'self'" in policy
         assert "<script>" not in page.text  # no inline script for the policy to allow
@@ -141,14 +141,14 @@ def test_docs_true_without_the_extra_refuses_to_start_naming_the_install() -> No
         pytest.raises(fw.StartupError) as refused,
     ):
         asyncio.run(make_app().startup())
-    assert refused.value.key == "server.docs" and "pip install 'fw[docs]'" in refused.value.fix
+    assert refused.value.key == "server.docs" and "pip install 'fw-web[docs]'" in refused.value.fix
 
 
 @pytest.mark.usefixtures("without_swagger_ui")
 def test_development_without_the_extra_answers_a_page_naming_the_install() -> None:
     with served({"APP_ENV": "dev"}) as client:
         page = client.get("/docs")
-        assert page.status_code == 501 and "pip install &#x27;fw[docs]&#x27;" in page.text
+        assert page.status_code == 501 and "pip install &#x27;fw-web[docs]&#x27;" in page.text
         assert client.get("/openapi.json").status_code == 200
 
 

@@ -107,4 +107,4 @@ def test_version_prints_the_installed_fw_version(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0
-    assert capsys.readouterr().out.strip() == f"fw {importlib.metadata.version('fw')}"
+    assert capsys.readouterr().out.strip() == f"fw {importlib.metadata.version('fw-web')}"

@@ -37,6 +37,7 @@ def test_an_empty_or_path_only_redirect_url_outside_dev_is_an_error(
     workdir: Path, monkeypatch: pytest.MonkeyPatch, url: str, word: str
 ) -> None:
     monkeypatch.setenv("APP_ENV", "prod")
+    (workdir / "config.prod.toml").write_text("")  # a file was found: no advisory about its absence
     fw.parse_config(["--auth-enabled", f"--auth-oidc-redirect_url={url}"])
     [line] = configuration.doctor_report()
     assert line.startswith("error: auth.oidc.redirect_url") and word in line
@@ -48,6 +49,7 @@ def test_the_redirect_url_check_is_off_in_dev_and_for_absolute_urls(
     fw.parse_config(["--auth-enabled", "--auth-oidc-redirect_url=/cb"])
     assert configuration.doctor_report() == []
     monkeypatch.setenv("APP_ENV", "prod")
+    (workdir / "config.prod.toml").write_text("")  # a file was found: no advisory about its absence
     fw.parse_config(["--auth-enabled", "--auth-oidc-redirect_url=https://app.example/cb"])
     assert configuration.doctor_report() == []
 

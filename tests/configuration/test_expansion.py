@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fw.configuration.tomlfile import parse_file
+from fw.configuration.tomlfile import UndefinedVariables, parse_file
 from fw.errors import ConfigError
+from fw.testing import configured
 
 ENV = {"HOST": "db.internal", "EMPTY": "", "USER": "svc"}
 
@@ -36,6 +37,35 @@ def test_an_undefined_name_fails_naming_it_and_the_line() -> None:
         parse_file('[app]\n\nx = "${MISSING}"\n', "c.toml", ENV)
     assert caught.value.key == "app.x"
     assert caught.value.source == "file:c.toml:3"
+
+
+def test_every_undefined_name_of_the_file_is_named_in_one_error() -> None:
+    text = '[app]\nx = "${ONE}"\ny = "${HOST}/${TWO}"\nz = ["${THREE}", "plain"]\n'
+    with pytest.raises(UndefinedVariables) as caught:
+        parse_file(text, "c.toml", ENV)
+    assert caught.value.names == ("ONE", "TWO", "THREE")
+    assert caught.value.source == "file:c.toml"
+    assert str(caught.value) == (
+        "undefined variables ONE (app.x, line 2), TWO (app.y, line 3), THREE (app.z, line 4) "
+        "(from file:c.toml)"
+    )
+
+
+def test_a_name_referenced_in_several_places_is_named_once_with_each_place() -> None:
+    text = '[app]\nx = "${GONE}${GONE}"\n[[app.s]]\nhost = "${GONE}"\nport = "${ALSO}"\n'
+    with pytest.raises(ConfigError) as caught:
+        parse_file(text, "c.toml", ENV)
+    assert caught.value.reason == (
+        "undefined variables GONE (app.x, line 2; app.s.host, line 4), ALSO (app.s.port, line 5)"
+    )
+
+
+def test_loading_the_configuration_names_every_undefined_variable_at_once() -> None:
+    toml = '[auth.oidc]\nissuer = "${AUTH_OIDC_ISSUER}"\nclient_id = "${AUTH_OIDC_CLIENT_ID}"\n'
+    with pytest.raises(UndefinedVariables) as caught, configured(toml=toml):
+        pass
+    assert caught.value.names == ("AUTH_OIDC_ISSUER", "AUTH_OIDC_CLIENT_ID")
+    assert str(caught.value).startswith("undefined variables AUTH_OIDC_ISSUER (auth.oidc.issuer, line 2), ")
 
 
 def test_a_variable_set_to_empty_expands_to_empty() -> None:

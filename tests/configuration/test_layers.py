@@ -350,7 +350,7 @@ def test_unknown_keys_and_tables_are_ignored(app: Any, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("toml", "key", "message"),
     [
-        ("app = 5\n", "app", "expected the [app] table, found a value"),
+        ("app = 5\n", "app", "expected the [app] table, found the integer 5"),
         ("[[app]]\nname = 'x'\n", "app", "expected the [app] table, found [[app]] elements"),
         ("[app.name]\nx = 1\n", "app.name.x", "app.name is a value, not a table"),
         ("[app]\nname.first = 'x'\n", "app.name.first", "app.name is a value, not a table"),

@@ -60,7 +60,7 @@ def test_a_registered_provider_reports_through_the_doctor_and_the_summary(
         return [Advisory("warning", "vault.url", f"vault.url = {url!r} (from {context.source('vault.url')})")]
 
     configuration.register_advisories(plain_http)  # a second registration is a no-op
-    registry.parse_layers(["--vault-url=http://vault.internal"], {"APP_ENV": "stg"}, "")
+    registry.parse_layers(["--vault-url=http://vault.internal"], {"APP_ENV": "stg"}, "[vault]\n")
     assert configuration.doctor_report() == [
         "warning: vault.url = 'http://vault.internal' (from option:--vault-url)"
     ]
@@ -81,8 +81,8 @@ def test_a_removed_key_is_refused_with_its_fix_when_turned_on(vault: Any) -> Non
     registry.parse_layers([], {}, "[vault]\nlegacy_mode = false\n")
     with pytest.raises(ConfigError) as caught:
         registry.parse_layers([], {}, "[vault]\nlegacy_mode = true\n")
-    assert (
-        str(caught.value) == "vault.legacy_mode: removed setting: use vault.url instead (from file:<toml>:2)"
+    assert str(caught.value) == (
+        "vault.legacy_mode: removed setting: use vault.url instead (it is set to true) (from file:<toml>:2)"
     )
 
 

@@ -99,7 +99,7 @@ def test_an_error_outranks_a_warning_in_the_record_level(capsys: pytest.CaptureF
 def test_an_advisory_never_carries_a_secret_value_even_when_its_message_quotes_one(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], env: dict[str, str], secret: str
 ) -> None:
-    def leaky(*args: Any) -> list[Advisory]:
+    def leaky(*args: Any, **kwargs: Any) -> list[Advisory]:
         return [Advisory("warning", "some.key", f"some.key quotes {secret} here")]
 
     monkeypatch.setattr(doctor, "advisories", leaky)
@@ -146,7 +146,7 @@ def test_fw_doctor_and_the_summary_report_the_same_findings(capsys: pytest.Captu
 def test_the_parts_of_a_dsn_the_summary_shows_are_not_masked_in_advisories(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def quoting(*args: Any) -> list[Advisory]:
+    def quoting(*args: Any, **kwargs: Any) -> list[Advisory]:
         return [Advisory("warning", "k", "run fw migrate against db:5432/app (pw-77, sslmode=require)")]
 
     monkeypatch.setattr(doctor, "advisories", quoting)

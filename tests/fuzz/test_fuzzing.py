@@ -34,7 +34,7 @@ def test_the_committed_corpus_replays_without_a_misbehaviour(target: str) -> Non
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_a_bounded_atheris_run_finds_no_crash(target: str, tmp_path: Path) -> None:
-    pytest.importorskip("atheris", reason="atheris is part of fw[test] on Linux")
+    pytest.importorskip("atheris", reason="atheris is part of fw-web[test] on Linux")
     found = tmp_path / "found"
     found.mkdir()
     command = [

@@ -6,6 +6,9 @@
 // Every member is optional:
 //
 //   port          number; 0 (default) picks a free port
+//   issuer        the issuer identifier, when the provider is reached through a proxy in front of
+//                 it (default: http://127.0.0.1:<port>); the endpoints its discovery document
+//                 names follow each request's Host, as behind a proxy
 //   clients       oidc-provider client metadata, e.g.
 //                 [{"client_id": "api-client", "client_secret": "s3cret",
 //                   "grant_types": ["client_credentials"], "response_types": [],
@@ -50,7 +53,7 @@ const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: 'interop-rs25
 const server = http.createServer();
 await new Promise((resolve) => { server.listen(options.port || 0, '127.0.0.1', resolve); });
 const { port } = server.address();
-const issuer = `http://127.0.0.1:${port}`;
+const issuer = options.issuer || `http://127.0.0.1:${port}`;
 
 const features = {
   clientCredentials: { enabled: true },

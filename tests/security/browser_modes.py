@@ -62,6 +62,17 @@ class Site:
         answer = (browser or self.browser).get("/me").json()
         return str(answer["account_id"]) if answer["signed_in"] else None
 
+    def account_of(self, who: str) -> str:
+        """The account the store links to the provider's user ``who`` (its ``sub``, or for
+        ``oauth_only`` the user ID behind that username)."""
+        claim = who if self.mode in OIDC_MODES else self.provider.state.user(who).id
+        path = self.dsn.removeprefix("sqlite:///")
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            [(account_id,)] = db.execute(
+                "select account_id from fw_accounts where claim_value = ?", (claim,)
+            ).fetchall()
+        return str(account_id)
+
     def sessions(self) -> int:
         """Sessions in the store (the row holding the login-state key is not one)."""
         path = self.dsn.removeprefix("sqlite:///")

@@ -19,8 +19,9 @@ from fw.testing.issuer import LocalIssuer
 
 JwksAnswer = Literal["normal", "slow", "huge", "redirect"]
 
-#: How long a "slow" answer stalls at most (the client gives up long before).
-STALL_SECONDS = 20.0
+#: How long a "slow" answer stalls at least, unless released (fw's client gives up after 5 s,
+#: long before: a test tells the two apart however slow the machine).
+STALL_SECONDS = 60.0
 #: How much a "huge" answer offers at most before the server stops on its own.
 HUGE_BYTES = 64 * 1024 * 1024
 _CHUNK = 64 * 1024

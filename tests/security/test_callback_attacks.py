@@ -107,7 +107,7 @@ def test_a_callback_carried_to_another_browser_signs_nobody_in_and_spares_the_re
     assert site.who(other) is None
     # The genuine browser's attempt survived the foreign use of its URL.
     assert site.browser.get(url, follow_redirects=False).status_code == 303
-    assert site.who() is not None
+    assert site.who() == site.account_of("alice")
     assert site.sessions() == 1
 
 
@@ -126,9 +126,9 @@ def test_login_csrf_with_the_attackers_callback_signs_the_victim_in_as_nobody(si
     assert site.who(victim) is None
     assert victim.get(own, follow_redirects=False).status_code == 303
     alice = site.who(victim)
-    assert alice is not None
+    assert alice == site.account_of("alice")
     site.sign_in(attacker, who="bob")
-    assert site.who(attacker) not in (None, alice)
+    assert site.who(attacker) == site.account_of("bob") != alice
 
 
 # Codes.
@@ -248,7 +248,7 @@ def test_a_planted_session_cookie_is_replaced_at_sign_in(site: Site, planted: st
     victim.cookies.set("fw_session", value, domain=COOKIE_DOMAIN, path="/")
     site.sign_in(victim, who="alice")
     alice = site.who(victim)
-    assert alice is not None
+    assert alice == site.account_of("alice")
     assert [c.domain for c in victim.cookies.jar if c.name == "fw_session"] == [COOKIE_DOMAIN]
     assert victim.cookies["fw_session"] != value
     # The attacker's copy of the planted value never became the victim's session: the session
@@ -382,7 +382,7 @@ def test_an_id_token_hmac_signed_with_the_providers_public_key_signs_nobody_in(
 def test_the_swap_itself_passes_a_genuine_id_token_through(site: Site, swap: IdTokenSwap) -> None:
     swap.make = lambda real: real
     site.sign_in()
-    assert site.who() is not None
+    assert site.who() == site.account_of("alice")
     assert site.sessions() == 1
 
 

@@ -32,6 +32,8 @@ from .forge import b64
 SERVER = Path(__file__).with_name("limits_server.py")
 GIB = 1024**3
 MIB = 1024**2
+#: Seconds to wait for what takes milliseconds, however loaded the machine.
+PATIENCE = 30
 
 
 @dataclass
@@ -46,11 +48,10 @@ class Server:
         assert found, status
         return int(found.group(1)) * 1024
 
-    def ping(self) -> float:
-        started = time.monotonic()
-        response = httpx2.get(f"http://127.0.0.1:{self.port}/ping", timeout=10)
+    def ping(self) -> None:
+        """The server answers a request of its own (within the client's generous timeout)."""
+        response = httpx2.get(f"http://127.0.0.1:{self.port}/ping", timeout=PATIENCE)
         assert response.status_code == 200
-        return time.monotonic() - started
 
 
 @contextmanager
@@ -157,33 +158,40 @@ def test_a_1_gib_body_is_cut_at_the_limit_without_growing_memory(
     limit = 10 * MIB
     with app_process(tmp_path, limit) as server:
         before = server.peak_rss()
-        started = time.monotonic()
         prefix = MULTIPART_START if path == "/upload" else b'{"text": "'
         status, sent = push(server.port, path, content_type, GIB, declare=declare, prefix=prefix)
-        took = time.monotonic() - started
         grown = server.peak_rss() - before
-        assert server.ping() < 2.0
+        server.ping()
     print(f"{path} declare={declare}: {status}, {sent / MIB:.1f} MiB accepted, peak +{grown / MIB:.1f} MiB")
     assert status == 413
     # The socket takes what the kernel buffers after the answer too; nowhere near the whole GiB.
     assert sent < limit + 64 * MIB, f"{sent / MIB:.0f} MiB went in before the refusal"
     assert grown < 32 * MIB, f"peak memory grew by {grown / MIB:.1f} MiB"
-    assert took < 60
 
 
 def test_slowly_dripping_bodies_are_cut_at_the_limit_and_hold_no_memory(tmp_path: Path) -> None:
-    """A slow-loris crowd: 100 connections dripping 4 KiB every 20 ms over a 128 KiB limit."""
+    """A slow-loris crowd: 100 connections dripping 1 KiB every 20 ms over a 128 KiB limit (each
+    drips for well over two seconds, longer on a loaded machine), and a request of another
+    client answered while they all still drip."""
     limit = 128 * 1024
-    drip = b"1000\r\n" + b"a" * 4096 + b"\r\n"
+    drip = b"400\r\n" + b"a" * 1024 + b"\r\n"
+    crowd_size = 100
+    started_dripping = 0
+    all_dripping = asyncio.Event()
 
     async def loris(port: int) -> int:
+        nonlocal started_dripping
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(_request_head(port, "/scalars", "application/json", None))
         answer = b""
         try:
-            for _ in range(limit // 4096 + 8):
+            for drips in range(limit // 1024 + 8):
                 writer.write(drip)
                 await writer.drain()
+                if drips == 0:
+                    started_dripping += 1
+                    if started_dripping == crowd_size:
+                        all_dripping.set()
                 try:
                     answer = await asyncio.wait_for(reader.read(200), timeout=0.02)
                 except TimeoutError:
@@ -198,26 +206,30 @@ def test_slowly_dripping_bodies_are_cut_at_the_limit_and_hold_no_memory(tmp_path
             writer.close()
         return _status_of(answer)
 
-    async def crowd(server: Server) -> tuple[list[int], float]:
-        tasks = [asyncio.create_task(loris(server.port)) for _ in range(100)]
-        await asyncio.sleep(0.5)
-        ping = await asyncio.to_thread(server.ping)
-        return list(await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)), ping
+    async def crowd(server: Server) -> tuple[list[int], int]:
+        tasks = [asyncio.create_task(loris(server.port)) for _ in range(crowd_size)]
+        await asyncio.wait_for(all_dripping.wait(), PATIENCE)
+        await asyncio.to_thread(server.ping)
+        still_dripping = sum(not task.done() for task in tasks)
+        return list(await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)), still_dripping
 
     with app_process(tmp_path, limit) as server:
         before = server.peak_rss()
-        statuses, ping = asyncio.run(crowd(server))
+        statuses, still_dripping = asyncio.run(crowd(server))
         grown = server.peak_rss() - before
-    print(f"slow-loris: {len(statuses)} connections, ping {ping:.3f} s, peak +{grown / MIB:.1f} MiB")
-    assert statuses == [413] * 100
-    assert ping < 2.0, "the server stalled while bodies dripped in"
+    print(f"slow-loris: {len(statuses)} connections, {still_dripping} dripping after the ping, ", end="")
+    print(f"peak +{grown / MIB:.1f} MiB")
+    assert statuses == [413] * crowd_size
+    assert still_dripping > 0, "the server stalled while bodies dripped in: the ping waited for them all"
     assert grown < 48 * MIB, f"peak memory grew by {grown / MIB:.1f} MiB"
 
 
 def test_bodies_dripping_under_the_limit_are_cut_at_the_body_timeout_and_their_connections_closed(
     tmp_path: Path,
 ) -> None:
-    """50 connections each dripping 10 bytes every 100 ms, far under the size limit, for 10 s."""
+    """50 connections each dripping 10 bytes every 100 ms, far under the size limit, for 10 s
+    (longer on a loaded machine): each is answered while it still drips, not before the 1 s
+    body timeout."""
 
     async def loris(port: int) -> tuple[int, float, bool]:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -234,6 +246,8 @@ def test_bodies_dripping_under_the_limit_are_cut_at_the_body_timeout_and_their_c
                 except TimeoutError:
                     continue
                 break
+            else:
+                raise AssertionError("the whole 10 s drip went in: the body timeout never fired")
             took = time.monotonic() - started
             rest = await asyncio.wait_for(reader.read(65536), timeout=10)
             while rest:  # the rest of the answer, then the server's close
@@ -251,9 +265,9 @@ def test_bodies_dripping_under_the_limit_are_cut_at_the_body_timeout_and_their_c
 
     with app_process(tmp_path, 10 * MIB, body_timeout="1s") as server:
         outcomes = asyncio.run(crowd(server))
-        assert server.ping() < 2.0
+        server.ping()
     assert [status for status, _, _ in outcomes] == [408] * 50
-    assert all(0.9 <= took < 5 for _, took, _ in outcomes), outcomes
+    assert all(took >= 0.9 for _, took, _ in outcomes), outcomes  # not before the body timeout
     assert all(closed for _, _, closed in outcomes)
 
 
@@ -282,11 +296,15 @@ async def test_ten_thousand_distinct_unknown_kids_fetch_the_keys_once_per_cooldo
             fetched = issuer.requests["/jwks.json"] - at_start
             windows = int(elapsed // cooldown) + 1
             assert 1 <= fetched <= windows, f"{fetched} fetches in {elapsed:.1f} s"
-            # After a quiet cooldown, the next unknown kid may fetch once more, and only once.
+            # After a quiet cooldown, the next unknown kid may fetch once more, and only once (a
+            # loaded machine may spread the 250 over another cooldown: once per cooldown then).
             await asyncio.sleep(cooldown + 0.1)
             before = issuer.requests["/jwks.json"]
+            started = time.monotonic()
             await send(range(10_000, 10_250))
-            assert issuer.requests["/jwks.json"] - before == 1
+            elapsed = time.monotonic() - started
+            fetched = issuer.requests["/jwks.json"] - before
+            assert 1 <= fetched <= int(elapsed // cooldown) + 1, f"{fetched} fetches in {elapsed:.1f} s"
 
 
 #: Login starts per mode. The suite sends 10,000 (about 30 s a mode on a shared 2-core machine);

@@ -228,6 +228,22 @@ def _counting(store: DynamoStore, operation: str, code: str, failures: int) -> l
     return calls
 
 
+#: How a call the deadline ended reads (:meth:`fw.auth.stores.dynamo.DynamoTable.call`).
+_DEADLINE_PASSED = f"no answer within {dynamo._DEADLINE} s"
+
+
+def _sends(client: Any, operation: str) -> list[int]:
+    """Count every HTTP request of ``operation`` the client sends (one per attempt, whoever
+    retries); the requests still go out."""
+    sent: list[int] = []
+
+    def count(**_: Any) -> None:
+        sent.append(1)
+
+    client.meta.events.register(f"before-send.dynamodb.{operation}", count)
+    return sent
+
+
 async def test_a_throttled_call_is_tried_again_and_then_answers(dynamo_store: DynamoStore) -> None:
     sessions = dynamo_store.sessions()
     value = await sessions.save({"account_id": "a"}, datetime.now(UTC).timestamp() + 60)
@@ -240,11 +256,12 @@ async def test_throttling_that_persists_gives_up_after_three_attempts_within_the
     dynamo_store: DynamoStore,
 ) -> None:
     calls = _counting(dynamo_store, "GetItem", "ThrottlingException", failures=100)
-    started = time.monotonic()
-    with pytest.raises(StoreUnavailable):
+    with pytest.raises(StoreUnavailable) as failed:
         await dynamo_store.sessions().load("A" * 43)
     assert len(calls) == dynamo._TRANSIENT_TRIES == 3
-    assert time.monotonic() - started < dynamo._DEADLINE
+    # It gave up on the third throttling answer, before the deadline would have ended it.
+    assert "ThrottlingException" in str(failed.value)
+    assert _DEADLINE_PASSED not in str(failed.value)
 
 
 async def test_an_endpoint_nobody_listens_on_fails_at_once_rather_than_after_client_retries(
@@ -252,13 +269,16 @@ async def test_an_endpoint_nobody_listens_on_fails_at_once_rather_than_after_cli
 ) -> None:
     store = DynamoStore.open(dynamo_settings(closed_loopback_url))
     try:
-        await store.table.client()  # built first: the bound is on the call, not on loading botocore's models
-        started = time.monotonic()
-        with pytest.raises(StoreUnavailable):
+        sends = _sends(await store.table.client(), "GetItem")
+        with pytest.raises(StoreUnavailable) as failed:
             await store.sessions().load("A" * 43)
-        assert time.monotonic() - started < 1.5  # three quick attempts, no multi-second backoff
     finally:
         await store.close()
+    # fw's three attempts, each one request (the client's own retries, with their backoff, are
+    # off), given up on the refused connection long before the deadline.
+    assert len(sends) == dynamo._TRANSIENT_TRIES == 3
+    assert "Could not connect" in str(failed.value)
+    assert _DEADLINE_PASSED not in str(failed.value)
 
 
 async def test_a_server_that_accepts_but_never_answers_fails_by_the_deadline(dynamo_endpoint: str) -> None:
@@ -276,8 +296,9 @@ async def test_a_server_that_accepts_but_never_answers_fails_by_the_deadline(dyn
     finally:
         await store.close()
         silent.close()
-    assert elapsed < dynamo._DEADLINE + 0.5
-    assert "DynamoDB get_item" in str(failed.value)
+    # The deadline ended it (three attempts at the read timeout each would take twice as long).
+    assert str(failed.value) == f"DynamoDB get_item: {_DEADLINE_PASSED}"
+    assert elapsed < dynamo._TRANSIENT_TRIES * dynamo._READ_TIMEOUT  # a generous bound
 
 
 async def test_a_throttled_first_enrollment_writes_nothing(dynamo_store: DynamoStore) -> None:

@@ -96,7 +96,7 @@ def test_the_firestore_session_backend_without_its_extra_names_the_pip_install(
     monkeypatch.setitem(sys.modules, "google.cloud.datastore", None)
     with pytest.raises(StartupError) as refused:
         check_session_backend("firestore")
-    assert "pip install 'fw[firestore]'" in str(refused.value)
+    assert "pip install 'fw-web[firestore]'" in str(refused.value)
 
 
 def test_the_doctor_names_the_ttl_policies_firestore_relies_on() -> None:

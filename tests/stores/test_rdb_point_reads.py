@@ -19,6 +19,7 @@ from sqlalchemy.dialects import sqlite
 
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.rdb import RdbStore
+from fw.auth.stores.records import RevocationEntries
 from fw.auth.stores.tokens import new_token
 from fw.rdb.migrate import upgrade
 from fw.rdb.pointread import _sqlite_text
@@ -39,8 +40,9 @@ async def test_a_revocation_read_while_a_writer_holds_the_sqlite_file_waits_off_
     sqlite_store: tuple[RdbStore, Path],
 ) -> None:
     store, path = sqlite_store
-    await store.revocations.put(ISSUER, "token", "jti-1", "", timedelta(hours=1))
-    assert (await store.revocations.lookup(ISSUER, "jti-1", None)).token is not None  # the fast path
+    stamped = await store.revocations.put(ISSUER, "token", "jti-1", "", timedelta(hours=1))
+    # The fast path.
+    assert await store.revocations.lookup(ISSUER, "jti-1", None) == RevocationEntries(stamped, None)
 
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("BEGIN EXCLUSIVE")
@@ -156,13 +158,13 @@ async def test_a_postgresql_connection_cut_under_a_read_answers_unavailable_once
     postgres_store: RdbStore,
 ) -> None:
     revocations = postgres_store.revocations
-    await revocations.put(ISSUER, "token", "jti-pg", "", timedelta(hours=1))
+    stamped = await revocations.put(ISSUER, "token", "jti-pg", "", timedelta(hours=1))
     try:
-        assert (await revocations.lookup(ISSUER, "jti-pg", None)).token is not None
+        assert await revocations.lookup(ISSUER, "jti-pg", None) == RevocationEntries(stamped, None)
         await _end_pooled_connections(postgres_store, 1)
         with pytest.raises(StoreUnavailable):
             await revocations.lookup(ISSUER, "jti-pg", None)
-        assert (await revocations.lookup(ISSUER, "jti-pg", None)).token is not None
+        assert await revocations.lookup(ISSUER, "jti-pg", None) == RevocationEntries(stamped, None)
     finally:
         await revocations.remove(ISSUER, "token", "jti-pg")
 

@@ -26,10 +26,10 @@ async def test_put_stamps_now_and_a_second_put_moves_the_stamp(auth_store: AuthS
 
 async def test_entries_are_scoped_by_issuer_and_kind(auth_store: AuthStore) -> None:
     revocations, issuer = auth_store.revocations, unique("https://issuer")
-    await revocations.put(issuer, "subject", "alice", "", HOUR)
+    stamped = await revocations.put(issuer, "subject", "alice", "", HOUR)
     assert await revocations.stamp(issuer, "token", "alice") is None
     assert await revocations.stamp(unique("https://other"), "subject", "alice") is None
-    assert await revocations.stamp(issuer, "subject", "alice") is not None
+    assert await revocations.stamp(issuer, "subject", "alice") == stamped
 
 
 async def test_lookup_answers_both_entries_of_a_token_at_once(auth_store: AuthStore) -> None:
@@ -53,12 +53,15 @@ async def test_an_entry_expires_after_its_lifetime(auth_store: AuthStore) -> Non
 
 async def test_clean_deletes_expired_entries_and_keeps_live_ones(auth_store: AuthStore) -> None:
     revocations, issuer = auth_store.revocations, unique("https://issuer")
-    await revocations.put(issuer, "token", "brief", "", timedelta(milliseconds=50))
-    await revocations.put(issuer, "subject", "lasting", "", HOUR)
-    await asyncio.sleep(0.1)
+    lasting = await revocations.put(issuer, "subject", "lasting", "", HOUR)
+    # Written last, and alive long enough that no clean-up a write runs (firestore's put cleans)
+    # can take it first, however slow the machine: only the clean() below may delete it.
+    brief = timedelta(seconds=2)
+    written = await revocations.put(issuer, "token", "brief", "", brief)
+    await asyncio.sleep((written + brief - datetime.now(UTC)).total_seconds() + 0.05)
     assert await revocations.clean() >= 1
     assert not await revocations.remove(issuer, "token", "brief")  # already deleted
-    assert await revocations.stamp(issuer, "subject", "lasting") is not None
+    assert await revocations.stamp(issuer, "subject", "lasting") == lasting
 
 
 async def test_remove_says_whether_an_entry_existed(auth_store: AuthStore) -> None:

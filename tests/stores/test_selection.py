@@ -49,7 +49,7 @@ def test_a_missing_extra_names_the_pip_install_that_adds_it(
     with pytest.raises(StartupError) as refused:
         require_extra(extra, "some.key", "value", "this feature")
     assert refused.value.key == "some.key"
-    assert f"pip install 'fw[{extra}]'" in str(refused.value)
+    assert f"pip install 'fw-web[{extra}]'" in str(refused.value)
 
 
 def test_an_installed_extra_passes() -> None:
@@ -63,7 +63,7 @@ def test_the_redis_session_backend_without_its_extra_names_the_pip_install(
     with pytest.raises(StartupError) as refused:
         check_session_backend("redis")
     assert (refused.value.key, refused.value.value) == ("session.backend", "redis")
-    assert "pip install 'fw[redis]'" in str(refused.value)
+    assert "pip install 'fw-web[redis]'" in str(refused.value)
 
 
 def test_a_postgresql_dsn_without_its_extra_names_the_pip_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -72,4 +72,4 @@ def test_a_postgresql_dsn_without_its_extra_names_the_pip_install(monkeypatch: p
         create_engine("postgresql://fw:secret@127.0.0.1:5432/app")
     assert refused.value.key == "middleware.rdb.dsn"
     assert "secret" not in str(refused.value)
-    assert "pip install 'fw[postgres]'" in str(refused.value)
+    assert "pip install 'fw-web[postgres]'" in str(refused.value)

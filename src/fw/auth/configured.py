@@ -15,9 +15,10 @@ from fw.settings import MiddlewareSettings
 def configured_middleware() -> MiddlewareSettings:
     """``[middleware]`` (rdb, dynamo, firestore) as parsed; each engine's defaults where unregistered."""
     from fw.configuration import config
-    from fw.rdb.migrate import configured_dsn
 
     try:
         return config(MiddlewareSettings)
     except LookupError:
+        from fw.rdb.migrate import configured_dsn  # only here: it loads SQLAlchemy and Alembic
+
         return middleware_settings(configured_dsn())

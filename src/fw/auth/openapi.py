@@ -2,7 +2,8 @@
 
 The scheme follows the configuration: ``jwt_only`` is HTTP bearer with ``bearerFormat: JWT``
 (``auth.jwt.dpop = required``: the DPoP scheme; ``allowed``: either), a browser mode is the
-``fw_session`` cookie. It applies to exactly the paths ``auth.protection`` protects (``include``
+session cookie under the name the App sets (``__Host-fw_session`` outside development, see
+:mod:`fw.auth.browser.cookies`). It applies to exactly the paths ``auth.protection`` protects (``include``
 minus ``exclude``, the same :class:`~fw.auth.protection.Protection` the middleware asks), with
 the answers a protected operation can give besides its own: 401 (or the 303 to login), and 503
 when a store behind the check cannot answer. The facade registers :func:`security` with
@@ -11,11 +12,11 @@ when a store behind the check cannot answer. The facade registers :func:`securit
 
 from __future__ import annotations
 
+from fw.auth.browser.cookies import CookiePolicy
 from fw.auth.modes.jwt_only.settings import store_records
 from fw.auth.modes.registry import find_mode
 from fw.auth.protection import PatternError, Protection
-from fw.auth.sessions.manager import SESSION_COOKIE
-from fw.configuration.registry import config
+from fw.configuration.registry import config, current_app_env
 from fw.extension import OpenApiSecurity
 from fw.settings import AuthSettings, JwtSettings
 
@@ -43,7 +44,7 @@ def _bearer_schemes(jwt: JwtSettings) -> tuple[dict[str, dict[str, str]], list[d
     return {BEARER: bearer}, [{BEARER: []}]
 
 
-def describe(auth: AuthSettings, *, browser: bool) -> OpenApiSecurity:
+def describe(auth: AuthSettings, *, browser: bool, app_env: str = "dev") -> OpenApiSecurity:
     """The security the configured mode applies, and to which paths."""
     protection = Protection.from_patterns(auth.protection.include, auth.protection.exclude)
     if browser:
@@ -51,7 +52,7 @@ def describe(auth: AuthSettings, *, browser: bool) -> OpenApiSecurity:
             SESSION: {
                 "type": "apiKey",
                 "in": "cookie",
-                "name": SESSION_COOKIE,
+                "name": CookiePolicy.of(app_env, auth).session,
                 "description": f"The browser session started at {auth.login_path}",
             }
         }
@@ -91,6 +92,6 @@ def security(app: object) -> OpenApiSecurity | None:
     if mode is None:
         return None
     try:
-        return describe(auth, browser=mode.browser)
+        return describe(auth, browser=mode.browser, app_env=current_app_env())
     except PatternError:
         return None

@@ -21,8 +21,8 @@ from fw.auth.assurance.policies import Policies
 from fw.auth.configured import configured_middleware
 from fw.auth.modes.base import Mode, ModeSettings
 from fw.auth.modes.registry import mode_named
-from fw.auth.modes.rules import SourceOf, check_shared
-from fw.configuration.registry import config, source_of
+from fw.auth.modes.rules import SourceOf, check_development_only, check_shared
+from fw.configuration.registry import config, current_app_env, source_of
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension
 from fw.settings import AuthSettings, SessionSettings
@@ -51,6 +51,7 @@ def check(settings: ModeSettings, sources: SourceOf) -> Mode:
     """The chosen mode once every startup rule passed; raises :class:`fw.StartupError` otherwise."""
     mode = mode_named(settings.auth.mode)
     check_shared(settings.auth, mode, sources)
+    check_development_only(settings.auth, mode, settings.app_env)
     mode.check(settings)
     if mode.browser:
         policies = Policies.from_settings(settings.auth.assurance.policy, sources)
@@ -87,6 +88,7 @@ def extension(app: object) -> Extension | None:
             middleware=configured_middleware(),
             lookup=config,
             app=app,
+            app_env=current_app_env(),
         )
     except LookupError:
         return None  # the framework's settings are not registered: authentication stays off

@@ -29,10 +29,11 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from fw.errors import StartupError
+from fw.extras import pip_install
 
 DOCS_PATH = "/docs"
 ASSETS_PATH = f"{DOCS_PATH}/assets"
-INSTALL = "pip install 'fw[docs]'"
+INSTALL = pip_install("docs")
 #: The first Swagger UI major that renders OpenAPI 3.1.
 MIN_MAJOR = 5
 #: Served file name -> content type; nothing else under the assets path is answered.
@@ -59,6 +60,16 @@ def docs_mode(value: bool, source: str, app_env: str) -> DocsMode:
     if source != "default":
         return "on" if value else "off"
     return "if_installed" if app_env == "dev" else "off"
+
+
+def docs_in_effect(value: bool, source: str, app_env: str) -> tuple[bool, str]:
+    """``server.docs`` as the startup summary shows it: whether ``/docs`` serves the reference,
+    and why when it was left unset in ``dev`` (the declared ``false`` is not what is served)."""
+    if docs_mode(value, source, app_env) != "if_installed":
+        return value, source
+    if isinstance(swagger_ui_dir(), str):
+        return False, f"default (on in APP_ENV=dev, but the docs extra is missing: {INSTALL})"
+    return True, "default (on in APP_ENV=dev)"
 
 
 @dataclass(frozen=True)

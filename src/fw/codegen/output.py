@@ -19,13 +19,12 @@ _VERSION_LINE = re.compile(r"^# fw version: (\S+)$", re.MULTILINE)
 
 
 def fw_version() -> str:
-    """The version of the installed fw distribution (``unknown`` when fw runs from a bare tree)."""
-    for distribution in ("fw-web", "fw"):
-        try:
-            return version(distribution)
-        except PackageNotFoundError:
-            continue
-    return "unknown"
+    """The version of the installed fw distribution, ``fw-web`` (``unknown`` when fw runs from a
+    bare tree; the name ``fw`` on the package registry is another project)."""
+    try:
+        return version("fw-web")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def header(source: str, change: str) -> str:

@@ -12,6 +12,7 @@ summary, :func:`register_removed_key` refuses a key that was removed, and
 
 from __future__ import annotations
 
+from fw.configuration import registry
 from fw.configuration.advisory import Advisory, AdvisoryContext, register_advisories
 from fw.configuration.choices import extend_choices
 from fw.configuration.registry import (
@@ -41,6 +42,11 @@ def doctor_report() -> list[str]:
     return [advisory.line() for advisory in advisories()]
 
 
+def doctor_checked() -> str:
+    """What the configuration part of ``fw doctor`` checked (the file, the keys, the rules)."""
+    return registry.checked()
+
+
 __all__ = [
     "Advisory",
     "AdvisoryContext",
@@ -49,6 +55,7 @@ __all__ = [
     "command",
     "config",
     "current_app_env",
+    "doctor_checked",
     "doctor_report",
     "ensure_parsed",
     "extend_choices",

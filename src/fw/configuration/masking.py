@@ -1,8 +1,11 @@
-"""How secret values are shown: masked, a DSN reduced to what locates the database, or not at all.
+"""How secret values are shown: masked, a URL reduced to what locates the service, or not at all.
 
 Decided by the generated key table (explicit ``secret`` markers, else the key-word
 auto-detection), so the summary, ``fw doctor``, the advisories and any log agree on what is
-shown. :func:`redact` is the last line of defence for messages built from configuration values.
+shown. A key with no marker that detection left alone is still judged by its value: a URL
+carrying user information (``redis://default:PASSWORD@host``) is shown like a DSN, whatever the
+key is called (:mod:`fw.userinfo`). :func:`redact` is the last line of defence for messages built
+from configuration values.
 """
 
 from __future__ import annotations
@@ -10,43 +13,50 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from fw.configuration.schema import Loader, SecretShow, Value
 from fw.configuration.values import display
+from fw.userinfo import MASK, has_userinfo, hidden_parts, mask_userinfo
 
-MASK = "*****"
+__all__ = [
+    "MASK",
+    "effective_mode",
+    "hidden_keys",
+    "hide_names",
+    "mask_dsn",
+    "redact",
+    "secret_texts",
+    "shown",
+]
 
 
 def mask_dsn(text: str) -> str:
     """Keep scheme, host, port and database path; user information becomes asterisks; no query."""
-    if text == "":
-        return ""
-    try:
-        parts = urlsplit(text)
-        port = parts.port
-    except ValueError:
-        return MASK
-    if not parts.scheme or "://" not in text:
-        return MASK
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host if port is None else f"{host}:{port}"
-    if parts.username is not None or parts.password is not None:
-        netloc = f"{MASK}@{netloc}"
-    return f"{parts.scheme}://{netloc}{parts.path}"
+    return mask_userinfo(text)
+
+
+def effective_mode(value: Any, mode: SecretShow) -> SecretShow:
+    """``mode``, except that an unmarked, undetected value carrying a URL with user information
+    (itself, or an element of a list) is shown as a DSN. An explicit marker always wins."""
+    if mode != "":
+        return mode
+    texts = value if isinstance(value, list) else [value]
+    return "dsn" if any(isinstance(text, str) and has_userinfo(text) for text in texts) else mode
 
 
 def shown(value: Value, mode: SecretShow) -> tuple[str, Any] | None:
     """The text and JSON form of a value under a secret mode; ``None`` when it is hidden."""
     if mode == "hide":
         return None
+    effective = effective_mode(value, mode)
+    if effective == "dsn" and isinstance(value, list):
+        elements = [mask_dsn(text) if mode == "dsn" or has_userinfo(text) else text for text in value]
+        return ",".join(elements), elements
     text = display(value)
-    if mode == "mask":
+    if effective == "mask":
         masked = MASK if text else ""
         return masked, masked
-    if mode == "dsn":
+    if effective == "dsn":
         masked = mask_dsn(text)
         return masked, masked
     return text, _json(value)
@@ -59,11 +69,12 @@ def _json(value: Value) -> Any:
 
 
 def secret_texts(loaders: Sequence[Loader], values: Mapping[str, Any]) -> list[str]:
-    """Every non-empty secret value as text, longest first; of a DSN, what its masked form drops
-    (the password and the query), not the parts the summary shows anyway."""
+    """Every non-empty secret value as text, longest first; of a URL shown as a DSN, what its
+    masked form drops (the password and the query), not the parts the summary shows anyway."""
     found: set[str] = set()
 
-    def add(value: Any, mode: SecretShow) -> None:
+    def add(value: Any, declared: SecretShow) -> None:
+        mode = effective_mode(value, declared)
         if mode in ("", "show"):
             return
         for text in value if isinstance(value, list) else [value]:
@@ -73,15 +84,11 @@ def secret_texts(loaders: Sequence[Loader], values: Mapping[str, Any]) -> list[s
             if mode != "dsn":
                 found.add(text)
                 continue
+            if declared == "" and not has_userinfo(text):
+                continue  # a plain element beside a URL with credentials: nothing to hide
             if mask_dsn(text) != text:
                 found.add(text)
-            try:
-                parts = urlsplit(text)
-                hidden = [parts.password, parts.query]
-            except ValueError:
-                continue
-            found.update(part for part in hidden if part)
-            found.update(unquote(part) for part in hidden if part)
+            found.update(hidden_parts(text))
 
     for loader in loaders:
         for spec in loader.fields:

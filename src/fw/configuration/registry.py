@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, TypeVar, Unpack
 
 import fw.configuration.doctor as _doctor
@@ -27,6 +28,7 @@ from fw.configuration.activity import inactive_subtrees
 from fw.configuration.advisory import Advisory
 from fw.configuration.argv import ParsedArgs, parse_argv
 from fw.configuration.choices import choices, unknown_extensions
+from fw.configuration.effective import in_effect
 from fw.configuration.masking import hidden_keys, hide_names, redact, secret_texts
 from fw.configuration.removed import check_removed, removed_keys
 from fw.configuration.resolve import Resolved, resolve
@@ -94,6 +96,8 @@ class State:
     template: str | None = None
     app_env: str = "dev"
     summary_printed: bool = False
+    #: The paths the file search tried (``None``: the layers were given, or a path named).
+    searched: tuple[Path, ...] | None = None
 
 
 _state = State()
@@ -272,11 +276,14 @@ def _parse(args: list[str], environ: dict[str, str], toml: str | None) -> None:
         state.file = None
     else:
         state.app_env = app_env(environ)
+        state.searched = None
         if toml is None:
             options = state.options
             if options.app_name is None:
                 options = dataclasses.replace(options, app_name=_default_app_name())
             env = read_env(options, state.app_env, environ)
+            if cli.config_path is None:
+                state.searched = tuple(candidate_files(options, state.app_env, env.values))
             state.file = _read_file(cli, options, state.app_env, env.values)
         else:
             env = EnvLayer(dict(environ), {name: f"env:{name}" for name in environ})
@@ -410,10 +417,12 @@ def _parsed() -> tuple[Resolved, list[Loader]]:
 
 
 def summary_items() -> list[_summary.Item]:
-    """What the startup summary lists: shown keys, minus dependents of off keys and inactive subtrees."""
+    """What the startup summary lists: shown keys, minus dependents of off keys and inactive
+    subtrees, each key a pillar decides at run time at the value in effect (``server.docs``)."""
     resolved, loaders = _parsed()
     left_out = inactive_subtrees(resolved.values) | removed_keys()
-    return _summary.items(loaders, resolved.values, resolved.sources, left_out)
+    values, sources = in_effect(resolved.values, resolved.sources, _state.app_env)
+    return _summary.items(loaders, values, sources, left_out)
 
 
 def advisories() -> list[Advisory]:
@@ -421,7 +430,16 @@ def advisories() -> list[Advisory]:
     and no key marked ``secret("hide")`` named (nor its value shown)."""
     resolved, loaders = _parsed()
     values = resolved.values
-    found = _doctor.advisories(loaders, values, resolved.sources, _state.file, _state.app_env)
+    found = _doctor.advisories(
+        loaders,
+        values,
+        resolved.sources,
+        _state.file,
+        _state.app_env,
+        searched=_state.searched,
+        working_dir=_state.options.working_dir,
+        removed=removed_keys(),
+    )
     secrets = secret_texts(loaders, values)
     hidden = hidden_keys(loaders)
     return [
@@ -432,6 +450,12 @@ def advisories() -> list[Advisory]:
         )
         for item in found
     ]
+
+
+def checked() -> str:
+    """What :func:`advisories` looked at, for ``fw doctor``'s closing ``checked:`` lines."""
+    _, loaders = _parsed()
+    return _doctor.checked(loaders, _state.file, _state.app_env)
 
 
 # Side-effect-free loading, for tests of any pillar.

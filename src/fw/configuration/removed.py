@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fw.configuration.masking import shown
 from fw.configuration.schema import Loader
 from fw.configuration.values import is_off
 from fw.errors import ConfigError
@@ -30,7 +31,10 @@ def removed_keys() -> frozenset[str]:
 
 def check_removed(loaders: list[Loader], values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
     """Raise :class:`fw.ConfigError` for the first removed key the resolved values turn on."""
-    falsy = {spec.key: spec.falsy for loader in loaders for spec in loader.fields}
+    specs = {spec.key: spec for loader in loaders for spec in loader.fields}
     for key, fix in _removed.items():
-        if key in values and not is_off(values[key], falsy.get(key)):
-            raise ConfigError(key, sources.get(key, ""), fix)
+        spec = specs.get(key)
+        if key in values and not is_off(values[key], spec.falsy if spec else None):
+            form = shown(values[key], spec.secret if spec else "mask")
+            value = f"set to {form[0]}" if form else "set"
+            raise ConfigError(key, sources.get(key, ""), f"{fix} (it is {value})")

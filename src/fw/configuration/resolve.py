@@ -1,7 +1,9 @@
 """Layering: default < TOML file < environment < command line, one key at a time.
 
 A key present in a layer overrides everything below it; an absent key leaves the lower value.
-Every value remembers the source that won, for the summary and for :func:`source_of`.
+Every value remembers the source that won, for the summary and for :func:`source_of`. A refused
+file value is named in the error with what was received (a secret's as the mask), as the
+environment and option layers already name theirs: the person fixing it sees what fw read.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 
 from fw.configuration.choices import checked
 from fw.configuration.duration import DurationError, parse_duration
+from fw.configuration.masking import MASK
+from fw.configuration.quoting import LIMIT, quoted
 from fw.configuration.schema import Field, Loader, Value
 from fw.configuration.tomlfile import Entry, FileLayer
 from fw.configuration.values import INT_MAX, INT_MIN, BadValue, parse_text
@@ -61,7 +65,8 @@ def resolve(
                 for key, entry in file.values.items():
                     if key == array.key or key.startswith(f"{array.key}."):
                         where = file.source(entry.line)
-                        raise ConfigError(array.key, where, f"expected [[{array.key}]] tables")
+                        found = received(entry.value, array.secret or _secret_under(loaders, key))
+                        raise ConfigError(array.key, where, f"expected [[{array.key}]] tables, found {found}")
             for index, raw in enumerate(file.arrays.get(array.key, []) if file is not None else []):
                 element: dict[str, Any] = {}
                 for spec in array.fields:
@@ -99,9 +104,12 @@ def _check_shapes(loaders: Sequence[Loader], file: FileLayer) -> None:
         for end in range(1, len(parts)):
             parent = ".".join(parts[:end])
             if parent in leaves:
-                raise ConfigError(key, file.source(line), f"{parent} is a value, not a table")
+                raise ConfigError(key, file.source(line), f"{parent} is a value, not a table (found {found})")
 
-    entries = [(entry.line, key, "a value") for key, entry in file.values.items()]
+    entries = [
+        (entry.line, key, received(entry.value, _secret_under(loaders, key)))
+        for key, entry in file.values.items()
+    ]
     entries += [(file.array_lines.get(key, 0), key, f"[[{key}]] elements") for key in file.arrays]
     for line, key, found in sorted(entries):
         check(key, line, found)
@@ -125,31 +133,33 @@ def from_file(spec: Field, entry: Entry, source: str, key: str | None = None) ->
     def refuse(reason: str) -> ConfigError:
         return ConfigError(name, source, reason)
 
+    got = received(value, spec.secret)
     if isinstance(value, float):
-        raise refuse(f"the float {value!r} cannot bind to this {_kind_word(spec)} key (floats never bind)")
+        raise refuse(f"{got} cannot bind to this {_kind_word(spec)} key (floats never bind)")
     if isinstance(value, (_dt.date, _dt.time)):
-        raise refuse(f"a TOML date or time cannot bind to this {_kind_word(spec)} key")
+        raise refuse(f"{got} (a TOML date or time) cannot bind to this {_kind_word(spec)} key")
     if spec.kind == "str":
         if not isinstance(value, str):
-            raise refuse(f"expected a string, got {_toml_type(value)}")
+            raise refuse(f"expected a string, got {got}")
         if value == "" and spec.falsy is not None:
             return spec.falsy
         return checked(spec, value, source, name)
     if spec.kind == "bool":
         if not isinstance(value, bool):
-            raise refuse(f"expected true or false, got {_toml_type(value)}")
+            raise refuse(f"expected true or false, got {got}")
         return value
     if spec.kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
-            raise refuse(f"expected an integer, got {_toml_type(value)}")
+            raise refuse(f"expected an integer, got {got}")
         if not INT_MIN <= value <= INT_MAX:
-            raise refuse("the integer is out of the 64-bit range")
+            raise refuse(f"{got} is out of the 64-bit range")
         return value
     if spec.kind == "duration":
         if isinstance(value, int) and not isinstance(value, bool):
-            raise refuse(f'a bare number is not a duration; write a quoted duration such as "{value}s"')
+            shown = MASK if _is_secret(spec.secret) else f"{value}s"
+            raise refuse(f'{got}: a bare number is not a duration; write a quoted duration such as "{shown}"')
         if not isinstance(value, str):
-            raise refuse(f"expected a duration string, got {_toml_type(value)}")
+            raise refuse(f"expected a duration string, got {got}")
         if value == "" and spec.falsy is not None:
             return spec.falsy
         try:
@@ -157,21 +167,54 @@ def from_file(spec: Field, entry: Entry, source: str, key: str | None = None) ->
         except DurationError as error:
             raise refuse(str(error)) from None
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise refuse(f"expected an array of strings, got {_toml_type(value)}")
+        raise refuse(f"expected an array of strings, got {got}")
     return list(value)
+
+
+def received(value: object, secret: str = "") -> str:
+    """A TOML value as a refusal names it: its type and value (``the integer 80``, ``the string
+    'yes'``); a secret's value is the mask, so an error never prints what may be a credential."""
+    if isinstance(value, bool):
+        kind, text = "the bool", "true" if value else "false"
+    elif isinstance(value, int):
+        kind, text = "the integer", str(value)
+    elif isinstance(value, float):
+        kind, text = "the float", repr(value)
+    elif isinstance(value, str):
+        kind, text = "the string", quoted(value)
+    elif isinstance(value, list):
+        kind, text = "the array", _cut(repr(value))
+    elif isinstance(value, (_dt.date, _dt.time)):
+        kind = "the date-time" if isinstance(value, _dt.datetime) else f"the {type(value).__name__}"
+        text = value.isoformat()
+    else:
+        kind, text = "the value", quoted(str(value))
+    return f"{kind} {MASK if _is_secret(secret) else text}"
+
+
+def _cut(text: str) -> str:
+    """``text``, or its start and full length when it is long (as :func:`quoted` cuts a string)."""
+    return text if len(text) <= LIMIT else f"{text[:LIMIT]}... ({len(text)} characters)"
+
+
+def _is_secret(secret: str) -> bool:
+    return secret in ("mask", "hide", "dsn")
+
+
+def _secret_under(loaders: Sequence[Loader], key: str) -> str:
+    """``mask`` when the file key is a secret, lies under one, or covers one (a value written
+    where a table of secrets is declared); ``""`` otherwise."""
+    for loader in loaders:
+        for spec in loader.fields:
+            inside = spec.key.startswith(f"{key}.") or key.startswith(f"{spec.key}.")
+            if (spec.key == key or inside) and _is_secret(spec.secret):
+                return "mask"
+        for array in loader.arrays:
+            inside = key == array.key or key.startswith(f"{array.key}.") or array.key.startswith(f"{key}.")
+            if inside and (_is_secret(array.secret) or any(_is_secret(spec.secret) for spec in array.fields)):
+                return "mask"
+    return ""
 
 
 def _kind_word(spec: Field) -> str:
     return {"str": "string", "bool": "bool", "int": "int", "duration": "duration", "list": "list"}[spec.kind]
-
-
-def _toml_type(value: object) -> str:
-    if isinstance(value, bool):
-        return "a bool"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array with non-string items"
-    return type(value).__name__

@@ -3,14 +3,16 @@
 ``tomllib`` loses positions, so a small scanner walks the lines once to refuse what fw does not
 accept (quoted keys, inline tables, nested arrays) with the line that holds it, and to remember
 the line of every key so each value's source reads ``file:PATH:LINE``. ``${NAME}`` references in
-strings are expanded here, so expanded values stay in the file layer.
+strings are expanded here, so expanded values stay in the file layer. Every undefined variable
+of the file is named in one :class:`UndefinedVariables` error: a new checkout usually lacks
+several at once, and finding them one failed start at a time is slow.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,15 +49,41 @@ class ExpandError(ValueError):
     """A ``${...}`` reference that cannot be expanded."""
 
 
-def expand(text: str, environ: Mapping[str, str]) -> str:
-    """Expand ``${NAME}`` and ``$$``; every other ``$`` stays as written."""
+class UndefinedVariables(ConfigError):
+    """The ``${NAME}`` references of a file whose variables are not set, all of them at once.
+
+    ``names`` lists each variable once, in file order. One reference reads as before
+    (``auth.jwt.issuer: undefined variable AUTH_JWT_ISSUER in ${AUTH_JWT_ISSUER} (from
+    file:PATH:LINE)``); several name the file once and every variable with its keys and lines.
+    """
+
+    def __init__(self, path: str, found: Sequence[tuple[str, str, int]]) -> None:
+        self.names = tuple(dict.fromkeys(name for name, _, _ in found))
+        if len(found) == 1:
+            name, key, line = found[0]
+            super().__init__(key, f"file:{path}:{line}", f"undefined variable {name} in ${{{name}}}")
+            return
+        places: dict[str, list[str]] = {}
+        for name, key, line in found:
+            places.setdefault(name, []).append(f"{key}, line {line}")
+        listed = ", ".join(f"{name} ({'; '.join(where)})" for name, where in places.items())
+        super().__init__("", f"file:{path}", f"undefined variables {listed}")
+
+
+def expand(text: str, environ: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Expand ``${NAME}`` and ``$$``; every other ``$`` stays as written.
+
+    Returns the text and the undefined names it references (each expanded to nothing), so the
+    caller can report every one of the file together; a malformed reference raises.
+    """
     out: list[str] = []
+    undefined: list[str] = []
     pos = 0
     while True:
         dollar = text.find("$", pos)
         if dollar < 0:
             out.append(text[pos:])
-            return "".join(out)
+            return "".join(out), undefined
         out.append(text[pos:dollar])
         following = text[dollar + 1 : dollar + 2]
         if following == "$":
@@ -70,9 +98,10 @@ def expand(text: str, environ: Mapping[str, str]) -> str:
                 raise ExpandError(
                     f"invalid reference ${{{name}}}: only ${{NAME}} is supported, with no default form"
                 )
-            if name not in environ:
-                raise ExpandError(f"undefined variable {name} in ${{{name}}}")
-            out.append(environ[name])
+            if name in environ:
+                out.append(environ[name])
+            else:
+                undefined.append(name)
             pos = end + 1
         else:
             out.append("$")
@@ -91,8 +120,24 @@ def parse_file(text: str, path: str, environ: Mapping[str, str]) -> FileLayer:
         reason = _TOMLLIB_LINE.sub("", str(error)).strip()
         raise ConfigError(positions.lines.get(line, ""), where, f"invalid TOML: {reason}") from None
     layer = FileLayer(path)
-    _flatten(data, (), layer, positions, environ)
+    undefined: list[tuple[str, str, int]] = []
+    _flatten(data, (), layer, positions, _Expansion(environ, undefined))
+    if undefined:
+        raise UndefinedVariables(path, undefined)
     return layer
+
+
+@dataclass(frozen=True, slots=True)
+class _Expansion:
+    """The variables references expand from, and the undefined ones met so far (name, key, line)."""
+
+    environ: Mapping[str, str]
+    undefined: list[tuple[str, str, int]]
+
+    def text(self, text: str, key: str, line: int) -> str:
+        expanded, missing = expand(text, self.environ)
+        self.undefined.extend((name, key, line) for name in dict.fromkeys(missing))
+        return expanded
 
 
 @dataclass
@@ -108,12 +153,12 @@ def _flatten(
     prefix: tuple[str, ...],
     layer: FileLayer,
     positions: _Positions,
-    environ: Mapping[str, str],
+    expansion: _Expansion,
 ) -> None:
     for name, value in data.items():
         path = (*prefix, name)
         if isinstance(value, dict):
-            _flatten(value, path, layer, positions, environ)
+            _flatten(value, path, layer, positions, expansion)
         elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
             key = ".".join(path)
             layer.array_lines[key] = positions.headers.get(path, 0)
@@ -122,13 +167,13 @@ def _flatten(
                 flat: dict[str, Entry] = {}
                 for rel, item in _leaves(element, ()):
                     line = positions.elements.get((path, index, rel), 0)
-                    flat[".".join(rel)] = _entry(item, line, ".".join((*path, *rel)), layer, environ)
+                    flat[".".join(rel)] = _entry(item, line, ".".join((*path, *rel)), layer, expansion)
                 elements.append(flat)
             layer.arrays[key] = elements
         else:
             line = positions.keys.get(path, 0)
             key = ".".join(path)
-            layer.values[key] = _entry(value, line, key, layer, environ)
+            layer.values[key] = _entry(value, line, key, layer, expansion)
 
 
 def _leaves(data: Mapping[str, Any], prefix: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
@@ -141,12 +186,12 @@ def _leaves(data: Mapping[str, Any], prefix: tuple[str, ...]) -> list[tuple[tupl
     return found
 
 
-def _entry(value: Any, line: int, key: str, layer: FileLayer, environ: Mapping[str, str]) -> Entry:
+def _entry(value: Any, line: int, key: str, layer: FileLayer, expansion: _Expansion) -> Entry:
     try:
         if isinstance(value, str):
-            return Entry(expand(value, environ), line, "${" in value)
+            return Entry(expansion.text(value, key, line), line, "${" in value)
         if isinstance(value, list):
-            items = [expand(item, environ) if isinstance(item, str) else item for item in value]
+            items = [expansion.text(item, key, line) if isinstance(item, str) else item for item in value]
             return Entry(items, line, any(isinstance(item, str) and "${" in item for item in value))
     except ExpandError as error:
         raise ConfigError(key, layer.source(line), str(error)) from None

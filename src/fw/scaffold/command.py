@@ -67,6 +67,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def init_help() -> str:
+    """What ``fw init --help`` prints: the usage line and every flag."""
+    return _parser().format_help()
+
+
 def parse_init_args(argv: Sequence[str]) -> InitOptions:
     args = _parser().parse_args(list(argv))
     return init_options(

@@ -14,6 +14,7 @@ import fw.scaffold.templates as t
 from fw.auth.modes.base import DevIssuer
 from fw.auth.modes.registry import find_mode
 from fw.auth.passkey.script import passkey_script
+from fw.extras import DISTRIBUTION
 from fw.scaffold.options import PASSKEY_MODES, InitOptions
 
 #: Stands in for the development provider when asking a mode whether it would use one.
@@ -116,7 +117,7 @@ def source_files(options: InitOptions) -> dict[str, str]:
         "login_href": "/login" if options.auth in PASSKEY_MODES else "/auth/login",
         **t.LOGIN_VALUES["oauth" if options.auth == "oauth_only" else "oidc"],
         "auth_backend": options.auth_backend,
-        "fw_requirement": f"fw[{','.join(storage.extras(options))}]",
+        "fw_requirement": f"{DISTRIBUTION}[{','.join(storage.extras(options))}]",
         "migrations": '\nmigrations = "migrations"' if storage.uses_sql(options) else "",
     }
     if options.browser_login:

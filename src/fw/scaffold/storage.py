@@ -80,7 +80,7 @@ def config_block(options: InitOptions) -> str:
 
 
 def extras(options: InitOptions) -> tuple[str, ...]:
-    """The fw extras the project needs (``fw[docs,passkeys,redis]``), in a stable order.
+    """The fw extras the project needs (``fw-web[docs,passkeys,redis]``), in a stable order.
 
     ``docs`` always: ``fw dev`` serves the interactive API reference at ``/docs`` from it.
     """

@@ -4,7 +4,7 @@
 options JSON a ``begin`` endpoint returns with the ``RegistrationResponseJSON`` /
 ``AuthenticationResponseJSON`` a browser's ``credential.toJSON()`` would post to ``finish``. Keys,
 COSE encoding, attestation statements (``none``, ``packed`` with a certificate chain, ``packed``
-self attestation) and signatures come from the ``soft-fido2`` package (install ``fw[test]``).
+self attestation) and signatures come from the ``soft-fido2`` package (install ``fw-web[test]``).
 
 Every refusal a relying party must make can be provoked: another origin or RP ID, user presence
 or verification missing, a chosen sign count, a foreign user handle, and the functions

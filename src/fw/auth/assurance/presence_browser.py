@@ -52,7 +52,7 @@ class BrowserAssurance:
         if assurance.presence.enabled:
             self.presence = PresenceRules.from_settings(assurance.presence)
             self._endpoints = PresenceEndpoints(
-                self.presence, self.report_path, sessions, cross_origin, self.ended, cookie_secure
+                self.presence, self.report_path, sessions, cross_origin, self.ended
             )
         #: ``forget`` answers whenever the hint is enabled, even with ``ttl = 0s`` (old notes go too).
         self.forgets = assurance.hint.enabled
@@ -99,9 +99,9 @@ class BrowserAssurance:
         """The Set-Cookie header remembering ``visitor`` (none while the hint is off)."""
         return self.notes.write(visitor, secure=secure) if self.notes is not None else []
 
-    def ended(self, summary: SessionSummary, secure: bool) -> list[str]:
+    def ended(self, summary: SessionSummary, request: Request) -> list[str]:
         """Every Set-Cookie header of a session that ended without a logout (absence)."""
-        return ended_cookies(secure=secure) + self.note(summary, secure)
+        return ended_cookies(request) + self.note(summary, cookie_secure(request))
 
     def departed(self, summary: SessionSummary) -> RememberedVisitor | None:
         """Who the browser remembers right after ``summary``'s session ended (none while the hint is off)."""

@@ -37,8 +37,8 @@ SCRIPT_MEDIA_TYPE = "text/javascript; charset=utf-8"
 #: Where the served script receives its settings.
 _CONFIG_SLOT = "__FW_PRESENCE_CONFIG__"
 
-#: The Set-Cookie headers of a session that just ended (given its summary and cookie security).
-SessionEnded = Callable[[SessionSummary, bool], list[str]]
+#: The Set-Cookie headers of a session that just ended (given its summary and the request ending it).
+SessionEnded = Callable[[SessionSummary, Request], list[str]]
 
 
 def presence_script(report_path: str, interval_seconds: float) -> bytes:
@@ -79,13 +79,11 @@ class PresenceEndpoints:
         sessions: Callable[[], Sessions],
         cross_origin: Callable[[Request], bool],
         ended: SessionEnded,
-        secure: Callable[[Request], bool],
     ) -> None:
         self.rules = rules
         self.sessions = sessions
         self.cross_origin = cross_origin
         self.ended = ended
-        self.secure = secure
         self._script = presence_script(report_path, rules.interval)
 
     async def script(self, request: Request) -> Response:
@@ -121,7 +119,7 @@ class PresenceEndpoints:
             response = Problem(
                 "the session ended: nobody was at this browser", status=401, code="absent"
             ).response()
-            for cookie in self.ended(session.summary, self.secure(request)):
+            for cookie in self.ended(session.summary, request):
                 response.headers.append("set-cookie", cookie)
             return response
         return Response(status_code=204)

@@ -31,9 +31,9 @@ from starlette.requests import Request
 from fw.auth.assurance import grants
 from fw.auth.assurance.context import session_of
 from fw.auth.browser.answers import unavailable
-from fw.auth.browser.cookies import cookie_secure, set_cookie
+from fw.auth.browser.cookies import cookie_secure, session_cookie, set_cookie
 from fw.auth.browser.user import user
-from fw.auth.sessions.manager import SESSION_COOKIE, Sessions
+from fw.auth.sessions.manager import Sessions
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import CeremonyStore
 from fw.problems import Problem
@@ -168,4 +168,4 @@ async def complete(
     except StoreUnavailable:
         raise unavailable("session store") from None
     max_age = max(1, int(active.expires_at - time.time()))
-    return set_cookie(SESSION_COOKIE, active.value, secure=cookie_secure(request), max_age=max_age)
+    return set_cookie(session_cookie(request), active.value, secure=cookie_secure(request), max_age=max_age)

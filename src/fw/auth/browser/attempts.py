@@ -19,7 +19,8 @@ from starlette.responses import RedirectResponse, Response
 
 from fw.auth.browser.answers import login_failed
 from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
-from fw.auth.browser.login_state import LOGIN_COOKIE, LOGIN_LIFETIME, LoginAttempt, LoginStates
+from fw.auth.browser.login_keys import AgreedLoginStates
+from fw.auth.browser.login_state import LOGIN_COOKIE, LOGIN_LIFETIME, LoginAttempt
 from fw.auth.browser.redirects import safe_return_path
 from fw.problems import Problem
 
@@ -42,15 +43,18 @@ def return_target(request: Request, post_login_path: str) -> str:
     return target
 
 
-def send_to_provider(request: Request, logins: LoginStates, attempt: LoginAttempt, url: str) -> Response:
+async def send_to_provider(
+    request: Request, logins: AgreedLoginStates, attempt: LoginAttempt, url: str
+) -> Response:
     """302 to the provider's ``url``, with ``attempt`` sealed beside this browser's other attempts."""
-    attempts = logins.open(request.cookies.get(LOGIN_COOKIE))  # other tabs' attempts stay valid
+    attempts = await logins.open(request.cookies.get(LOGIN_COOKIE))  # other tabs' attempts stay valid
+    sealed = await logins.seal([*attempts, attempt])
     response = RedirectResponse(url, status_code=302)
     response.headers.append(
         "set-cookie",
         set_cookie(
             LOGIN_COOKIE,
-            logins.seal([*attempts, attempt]),
+            sealed,
             secure=cookie_secure(request),
             max_age=int(LOGIN_LIFETIME),
         ),
@@ -59,10 +63,10 @@ def send_to_provider(request: Request, logins: LoginStates, attempt: LoginAttemp
     return response
 
 
-async def take_callback(request: Request, logins: LoginStates, finish: Finish) -> Response:
+async def take_callback(request: Request, logins: AgreedLoginStates, finish: Finish) -> Response:
     """Finish the attempt the callback's ``state`` names; any failure is a problem and no session."""
     secure = cookie_secure(request)
-    attempts = logins.open(request.cookies.get(LOGIN_COOKIE))
+    attempts = await logins.open(request.cookies.get(LOGIN_COOKIE))
     attempt, others = logins.take(attempts, request.query_params.get("state", ""))
     try:
         response = await finish(attempt, bool(attempts))
@@ -70,7 +74,9 @@ async def take_callback(request: Request, logins: LoginStates, finish: Finish) -
         response = problem.response()
     if others:
         remaining = int(min(a.expires_at for a in others) - time.time())
-        cookie = set_cookie(LOGIN_COOKIE, logins.seal(others), secure=secure, max_age=max(remaining, 1))
+        # The key that opened them moments ago: no store round trip that could lose the answer.
+        sealed = logins.reseal(others)
+        cookie = set_cookie(LOGIN_COOKIE, sealed, secure=secure, max_age=max(remaining, 1))
     else:
         cookie = expire_cookie(LOGIN_COOKIE, secure=secure)
     response.headers.append("set-cookie", cookie)

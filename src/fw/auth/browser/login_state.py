@@ -7,7 +7,8 @@ cookie, an attempt costs the server nothing until its callback arrives.
 Why sealed (AES-256-GCM) and not plain: the PKCE verifier and nonce stay unreadable even to the
 browser, and nothing but this deployment can mint an attempt. The key is shared by every app
 process through the session backend (see ``SessionStore.shared_key``), so a login begun on one
-process finishes on another.
+process finishes on another; :mod:`fw.auth.browser.login_keys` keeps the processes agreeing on it
+when the backend loses it.
 
 A browser may have a few attempts in flight (two tabs both sent to sign in); each callback
 takes only the attempt whose ``state`` it carries, so concurrent logins never mix and a forged
@@ -54,9 +55,18 @@ class LoginStates:
 
     def open(self, value: str | None, *, now: float | None = None) -> list[LoginAttempt]:
         """The unexpired attempts in a cookie value; a forged, truncated or stale value is ``[]``."""
-        if not value or len(value) > MAX_SEALED:
+        return self.unseal(value, now=now) or []
+
+    def unseal(self, value: str | None, *, now: float | None = None) -> list[LoginAttempt] | None:
+        """As :meth:`open`, but ``None`` for a value that does not open with this key (forged,
+        damaged, or sealed with another key), so a caller can tell it from no attempt at all."""
+        if not value:
             return []
+        if len(value) > MAX_SEALED:
+            return None
         items = self._sealer.open(value)
+        if items is None:
+            return None
         moment = time.time() if now is None else now
         attempts: list[LoginAttempt] = []
         for item in items if isinstance(items, list) else []:

@@ -5,6 +5,10 @@ reads the note of the last visitor (the remembered visitor): see :mod:`fw.auth.a
 
 Failures never leak: an unusable cookie is dropped (anonymous is a normal state); a store that
 cannot answer is a 503; a protected path without a session goes through login or gets a 401.
+
+Every request first gets its mode's :class:`~fw.auth.browser.cookies.CookiePolicy` in its scope,
+so the session cookie is read and written under one name (``__Host-fw_session`` outside
+development) and every endpoint below sets ``Secure`` cookies the same way.
 """
 
 from __future__ import annotations
@@ -25,12 +29,11 @@ from fw.auth.assurance.hint import REMEMBERED_KEY
 from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.anonymous import refuse_anonymous
 from fw.auth.browser.answers import unavailable
-from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
+from fw.auth.browser.cookies import DEVELOPMENT, POLICY_KEY, CookiePolicy, expire_cookie, set_cookie
 from fw.auth.browser.user import User
 from fw.auth.caller import Authentication, record
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import (
-    SESSION_COOKIE,
     SESSION_SCOPE_KEY,
     ActiveSession,
     Sessions,
@@ -41,17 +44,15 @@ from fw.stack import Decision
 
 logger = logging.getLogger("fw.auth")
 
-_SESSION_COOKIE_NAME = SESSION_COOKIE.encode("latin-1")
 
-
-def _may_carry_a_session(scope: Scope) -> bool:
+def _may_carry_a_session(scope: Scope, cookie_name: bytes) -> bool:
     """False when no ``Cookie`` header names the session cookie, so the request has no session.
 
     A byte search, not a cookie parse: it may say True for a request without a session (the
     name inside another cookie's value), never False for one with it.
     """
     for name, value in scope["headers"]:  # noqa: SIM110 - a loop, not any() over a generator's frame
-        if name == b"cookie" and _SESSION_COOKIE_NAME in value:
+        if name == b"cookie" and cookie_name in value:
             return True
     return False
 
@@ -70,6 +71,8 @@ class BrowserAuth:
     assurance: AssuranceContext | None = None
     #: Presence and the remembered visitor (``[auth.assurance]``); ``None`` while both are off.
     presence: BrowserAssurance | None = None
+    #: Whether cookies are ``Secure`` and the session cookie's name (recorded in every request's scope).
+    cookies: CookiePolicy = DEVELOPMENT
 
 
 class BrowserSessionMiddleware:
@@ -82,18 +85,23 @@ class BrowserSessionMiddleware:
     def __init__(self, app: ASGIApp, auth: BrowserAuth) -> None:
         self.app = app
         self.auth = auth
+        #: The session cookie's name, read here and written by every endpoint of the mode.
+        self.session_cookie = auth.cookies.session
+        self._session_cookie_bytes = self.session_cookie.encode("latin-1")
 
     def fw_before(self, scope: Scope) -> Decision:
         """The decision on an HTTP request that needs nothing awaited (:data:`fw.stack.BEFORE`).
 
         A request without a session cookie, to a path that does not require one, with presence
-        and the remembered visitor off, is anonymous and gets no cookie: ``None``, the app is
-        called with the same ``send`` (the assurance context recorded, as :meth:`_serve` does).
+        and the remembered visitor off, is anonymous and gets no cookie from here: ``None``, the
+        app is called with the same ``send`` (the cookie policy and the assurance context
+        recorded, as :meth:`_serve` does, for the endpoints that set cookies themselves).
         Everything else (a session to resume, a refusal to build, cookies to set) is
         :meth:`_serve`'s, which decides the same requests the same way.
         """
         auth = self.auth
-        if auth.presence is not None or _may_carry_a_session(scope):
+        scope[POLICY_KEY] = auth.cookies  # every cookie set in answer follows the App's policy
+        if auth.presence is not None or _may_carry_a_session(scope, self._session_cookie_bytes):
             return self._serve
         path = scope["path"]
         if path not in auth.exempt and auth.protection.requires_auth(path):
@@ -115,10 +123,11 @@ class BrowserSessionMiddleware:
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Any HTTP request: the session resumed, the account re-read, cookies set as needed."""
         request = Request(scope)
+        scope[POLICY_KEY] = self.auth.cookies
         if self.auth.assurance is not None:
             scope[CONTEXT_KEY] = self.auth.assurance
         cookies: list[str] = []
-        secure = cookie_secure(request)
+        secure = self.auth.cookies.secure(request)
         try:
             current, active, departed = await self._resolve(request, cookies, secure)
         except StoreUnavailable as error:
@@ -150,11 +159,12 @@ class BrowserSessionMiddleware:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 # A handler that rewrote the session (a step-up) sent the newer cookie: keep it.
-                rewritten = any(h.startswith(f"{SESSION_COOKIE}=") for h in headers.getlist("set-cookie"))
+                prefix = f"{self.session_cookie}="
+                rewritten = any(h.startswith(prefix) for h in headers.getlist("set-cookie"))
                 for header in cookies:
-                    if not (rewritten and header.startswith(f"{SESSION_COOKIE}=")):
+                    if not (rewritten and header.startswith(prefix)):
                         headers.append("set-cookie", header)
-                renewal = _renewal(active, headers, secure)
+                renewal = _renewal(active, headers, secure, self.session_cookie)
                 if renewal:
                     headers.append("set-cookie", renewal)
             await send(message)
@@ -166,7 +176,7 @@ class BrowserSessionMiddleware:
     ) -> tuple[User | None, ActiveSession | None, SessionSummary | None]:
         """The signed-in user and their session; or, for a session that presence just ended,
         the summary of who left (the remembered visitor of this very request)."""
-        value = request.cookies.get(SESSION_COOKIE)
+        value = request.cookies.get(self.session_cookie)
         if not value:
             return None, None, None
         sessions = self.auth.sessions()
@@ -174,14 +184,14 @@ class BrowserSessionMiddleware:
         quiet = presence is not None and presence.quiet(request.url.path)
         active = await sessions.resume(value, touch=not quiet)
         if active is None:
-            cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
+            cookies.append(expire_cookie(self.session_cookie, secure=secure))
             return None, None, None
         summary = active.summary
         if presence is not None and presence.absent(active):
             # Nobody was reported at this browser for absent_after: the session ends as at a logout.
             logger.info("session of account %s ended: nobody present", summary.account_id)
             await sessions.end(active.value)
-            cookies += presence.ended(summary, secure)
+            cookies += presence.ended(summary, request)
             return None, None, summary
         accounts = self.auth.accounts
         if accounts.reread_due(summary.account_id):
@@ -196,7 +206,7 @@ class BrowserSessionMiddleware:
             if account is None or not account.active:
                 accounts.forget(summary.account_id)
                 await sessions.end(active.value)
-                cookies.append(expire_cookie(SESSION_COOKIE, secure=secure))
+                cookies.append(expire_cookie(self.session_cookie, secure=secure))
                 return None, None, None
             fresh = replace(
                 summary,
@@ -225,15 +235,15 @@ class BrowserSessionMiddleware:
         return refuse_anonymous(request, self.auth.login_path, self.auth.unauthenticated)
 
 
-def _renewal(active: ActiveSession | None, headers: MutableHeaders, secure: bool) -> str | None:
+def _renewal(active: ActiveSession | None, headers: MutableHeaders, secure: bool, name: str) -> str | None:
     """The session cookie to send when the session's value changed while serving (a renewed seal),
     decided when the answer starts so it carries the last value; never when the handler set the
     session cookie itself (a sign-in, a logout)."""
     if active is None or not active.renewed:
         return None
-    prefix = f"{SESSION_COOKIE}="
+    prefix = f"{name}="
     if any(header.startswith(prefix) for header in headers.getlist("set-cookie")):
         return None
     # The browser may keep the cookie only until the session's absolute expiry, never longer.
     max_age = max(1, int(active.expires_at - time.time()))
-    return set_cookie(SESSION_COOKIE, active.value, secure=secure, max_age=max_age)
+    return set_cookie(name, active.value, secure=secure, max_age=max_age)

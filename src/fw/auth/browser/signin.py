@@ -11,8 +11,8 @@ from starlette.requests import Request
 
 from fw.auth.accounts import AccountSeams
 from fw.auth.browser.answers import unavailable
-from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
-from fw.auth.sessions.manager import RECONFIRM_COOKIE, SESSION_COOKIE, Sessions, SessionSummary
+from fw.auth.browser.cookies import cookie_policy, expire_cookie, set_cookie
+from fw.auth.sessions.manager import RECONFIRM_COOKIE, Sessions, SessionSummary
 from fw.auth.stores.errors import StoreUnavailable
 
 
@@ -20,13 +20,14 @@ async def sign_in(
     request: Request, sessions: Sessions, accounts: AccountSeams, summary: SessionSummary
 ) -> list[str]:
     """Start the session for ``summary``; returns the Set-Cookie headers the answer must carry."""
-    secure = cookie_secure(request)
+    policy = cookie_policy(request)
+    secure, name = policy.secure(request), policy.session
     try:
-        value = await sessions.start(summary, previous=request.cookies.get(SESSION_COOKIE))
+        value = await sessions.start(summary, previous=request.cookies.get(name))
     except StoreUnavailable:
         raise unavailable("session store") from None
     accounts.mark_read(summary.account_id)  # the account was just resolved: no re-read on the next request
-    cookies = [set_cookie(SESSION_COOKIE, value, secure=secure, max_age=int(sessions.ttl))]
+    cookies = [set_cookie(name, value, secure=secure, max_age=int(sessions.ttl))]
     if request.cookies.get(RECONFIRM_COOKIE):
         cookies.append(expire_cookie(RECONFIRM_COOKIE, secure=secure))
     return cookies

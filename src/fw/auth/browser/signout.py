@@ -12,9 +12,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from fw.auth.browser.answers import unavailable
-from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
+from fw.auth.browser.cookies import cookie_policy, cookie_secure, expire_cookie, session_cookie, set_cookie
 from fw.auth.browser.login_state import LOGIN_COOKIE
-from fw.auth.sessions.manager import RECONFIRM_COOKIE, SESSION_COOKIE, Sessions
+from fw.auth.sessions.manager import RECONFIRM_COOKIE, Sessions
 from fw.auth.stores.errors import StoreUnavailable
 
 #: How long the browser remembers to ask for proof and an account choice at the next sign-in.
@@ -26,12 +26,13 @@ RECONFIRM_LIFETIME = 30 * 24 * 3600
 Farewell = Callable[[Request, bool], list[str]]
 
 
-def ended_cookies(*, secure: bool) -> list[str]:
+def ended_cookies(request: Request) -> list[str]:
     """The Set-Cookie headers of any session's end: the session and any sign-in in progress are
     forgotten, and the next sign-in demands proof and an account choice instead of silently
     reusing the provider's own session."""
+    secure = cookie_secure(request)
     return [
-        expire_cookie(SESSION_COOKIE, secure=secure),
+        expire_cookie(session_cookie(request), secure=secure),
         expire_cookie(LOGIN_COOKIE, secure=secure),
         set_cookie(RECONFIRM_COOKIE, "1", secure=secure, max_age=RECONFIRM_LIFETIME),
     ]
@@ -39,14 +40,15 @@ def ended_cookies(*, secure: bool) -> list[str]:
 
 async def sign_out(request: Request, sessions: Sessions, farewell: Farewell | None = None) -> list[str]:
     """End this browser's session; returns the Set-Cookie headers the answer must carry."""
-    secure = cookie_secure(request)
-    value = request.cookies.get(SESSION_COOKIE)
+    policy = cookie_policy(request)
+    value = request.cookies.get(policy.session)
     if value:
         try:
             await sessions.end(value)
         except StoreUnavailable:
             raise unavailable("session store") from None
-    return ended_cookies(secure=secure) + (farewell(request, secure) if farewell is not None else [])
+    secure = policy.secure(request)
+    return ended_cookies(request) + (farewell(request, secure) if farewell is not None else [])
 
 
 async def local_logout(

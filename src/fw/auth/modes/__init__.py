@@ -3,7 +3,9 @@
 A mode is a package here (``jwt_only/``, ``oidc_only/``, ``oidc_passkey/``, ``passkey_only/``,
 ``oauth_only/``)
 whose ``mode`` module holds the object the registry keeps (:class:`fw.auth.modes.base.Mode`).
-The order of registration is the order messages list the modes in.
+The order of registration is the order messages list the modes in. Registering imports only the
+mode objects: each imports its checks, advisories and extension when asked for them, so a
+configuration loads the code of the mode it selects and no other's (DESIGN 10.1).
 """
 
 from fw.auth.modes.jwt_only import JWT_ONLY

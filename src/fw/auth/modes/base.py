@@ -40,6 +40,9 @@ class ModeSettings:
     lookup: Callable[[type[Any]], Any]
     #: The App being composed: the handle App-scoped state (account seams, the running store) keys on.
     app: object | None = None
+    #: ``APP_ENV`` as the configuration read it: outside ``dev`` a browser mode's cookies are all
+    #: ``Secure`` (:mod:`fw.auth.browser.cookies`).
+    app_env: str = "dev"
 
     @property
     def rdb(self) -> RdbSettings:

@@ -5,7 +5,9 @@ Run for every mode by the dispatcher, before the mode's own checks (:func:`check
 - each mode reads only its own tables: a key of another mode's table set by any source other
   than its default is refused ("a setting foreign to the chosen mode");
 - every path is root-relative, without ``//`` or ``\\``; protection patterns are usable;
-- removed keys are refused with their replacement.
+- removed keys are refused with their replacement;
+- outside ``APP_ENV=dev``, a development-only setting (``allow_loopback_http``) is refused
+  (:func:`check_development_only`).
 
 Called by each mode on its own table, so the same mistake reads the same in every mode:
 required keys, provider credentials (the fix names the environment variable that delivers them),
@@ -41,6 +43,31 @@ def check_shared(auth: AuthSettings, mode: Mode, source_of: SourceOf) -> None:
     _foreign(auth, mode, source_of)
     _paths(auth)
     check_auth_backend(auth.backend)
+
+
+#: Settings that exist for local development only: plain http to a loopback issuer, loopback
+#: endpoints and a callback URL derived from the request. Each is a bool, off by default.
+DEVELOPMENT_ONLY = ("allow_loopback_http",)
+
+
+def check_development_only(auth: AuthSettings, mode: Mode, app_env: str) -> None:
+    """Outside ``APP_ENV=dev`` a development-only setting turned on in a table the mode reads is
+    refused: plain http and request-derived callbacks are how a local setup works, never how a
+    deployment should (``dev``, the default, is also what tests run as)."""
+    if app_env == "dev":
+        return
+    for table in mode_tables():
+        settings = getattr(auth, table, None)
+        if settings is None or not reads(mode, table):
+            continue
+        for key in keys_of(settings, f"auth.{table}"):
+            if key.rpartition(".")[2] in DEVELOPMENT_ONLY and value_at(auth, key.partition(".")[2]) is True:
+                raise StartupError(
+                    key,
+                    True,
+                    f"plain http on loopback is for development only, and APP_ENV is {app_env}; remove "
+                    "it and use https URLs (or run with APP_ENV=dev on a development machine)",
+                )
 
 
 def keys_of(value: Any, prefix: str) -> Iterator[str]:

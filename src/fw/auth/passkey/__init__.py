@@ -11,40 +11,82 @@ A ceremony, as a mode runs it::
     stored = lookup(response.credential_id)          # None when unknown
     verified = verify_authentication(response, party=party, challenge=challenge, credential=stored)
                                                      # PasskeyRejected (403) for every failure
+
+Every name is imported on first use (:func:`__getattr__`), with only the module defining it:
+``fw init`` reads ``passkey.js`` (:mod:`.script`) in an install without the ``passkeys`` extra,
+and only the modules that verify a ceremony need ``webauthn``.
 """
 
-from fw.auth.passkey.errors import PasskeyMalformed, PasskeyRejected, Rejection
-from fw.auth.passkey.options import (
-    ALGORITHMS,
-    CEREMONY_TIMEOUT,
-    ES256,
-    MAX_USER_HANDLE,
-    RS256,
-    authentication_options,
-    new_challenge,
-    registration_options,
-)
-from fw.auth.passkey.relying_party import (
-    USER_VERIFICATION_VALUES,
-    RelyingParty,
-    RelyingPartyProblem,
-    UserVerification,
-    relying_party_problems,
-)
-from fw.auth.passkey.responses import (
-    AuthenticationResponse,
-    RegistrationResponse,
-    parse_authentication_response,
-    parse_registration_response,
-)
-from fw.auth.passkey.script import SCRIPT_MEDIA_TYPE, SCRIPT_NAME, passkey_script
-from fw.auth.passkey.verification import (
-    KnownCredential,
-    RegisteredCredential,
-    VerifiedAssertion,
-    verify_authentication,
-    verify_registration,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fw.auth.passkey.errors import PasskeyMalformed, PasskeyRejected, Rejection
+    from fw.auth.passkey.options import (
+        ALGORITHMS,
+        CEREMONY_TIMEOUT,
+        ES256,
+        MAX_USER_HANDLE,
+        RS256,
+        authentication_options,
+        new_challenge,
+        registration_options,
+    )
+    from fw.auth.passkey.relying_party import (
+        USER_VERIFICATION_VALUES,
+        RelyingParty,
+        RelyingPartyProblem,
+        UserVerification,
+        relying_party_problems,
+    )
+    from fw.auth.passkey.responses import (
+        AuthenticationResponse,
+        RegistrationResponse,
+        parse_authentication_response,
+        parse_registration_response,
+    )
+    from fw.auth.passkey.script import SCRIPT_MEDIA_TYPE, SCRIPT_NAME, passkey_script
+    from fw.auth.passkey.verification import (
+        KnownCredential,
+        RegisteredCredential,
+        VerifiedAssertion,
+        verify_authentication,
+        verify_registration,
+    )
+
+#: Public name -> the module defining it.
+_EXPORTS = {
+    "PasskeyMalformed": "fw.auth.passkey.errors",
+    "PasskeyRejected": "fw.auth.passkey.errors",
+    "Rejection": "fw.auth.passkey.errors",
+    "ALGORITHMS": "fw.auth.passkey.options",
+    "CEREMONY_TIMEOUT": "fw.auth.passkey.options",
+    "ES256": "fw.auth.passkey.options",
+    "MAX_USER_HANDLE": "fw.auth.passkey.options",
+    "RS256": "fw.auth.passkey.options",
+    "authentication_options": "fw.auth.passkey.options",
+    "new_challenge": "fw.auth.passkey.options",
+    "registration_options": "fw.auth.passkey.options",
+    "USER_VERIFICATION_VALUES": "fw.auth.passkey.relying_party",
+    "RelyingParty": "fw.auth.passkey.relying_party",
+    "RelyingPartyProblem": "fw.auth.passkey.relying_party",
+    "UserVerification": "fw.auth.passkey.relying_party",
+    "relying_party_problems": "fw.auth.passkey.relying_party",
+    "AuthenticationResponse": "fw.auth.passkey.responses",
+    "RegistrationResponse": "fw.auth.passkey.responses",
+    "parse_authentication_response": "fw.auth.passkey.responses",
+    "parse_registration_response": "fw.auth.passkey.responses",
+    "SCRIPT_MEDIA_TYPE": "fw.auth.passkey.script",
+    "SCRIPT_NAME": "fw.auth.passkey.script",
+    "passkey_script": "fw.auth.passkey.script",
+    "KnownCredential": "fw.auth.passkey.verification",
+    "RegisteredCredential": "fw.auth.passkey.verification",
+    "VerifiedAssertion": "fw.auth.passkey.verification",
+    "verify_authentication": "fw.auth.passkey.verification",
+    "verify_registration": "fw.auth.passkey.verification",
+}
 
 __all__ = [
     "ALGORITHMS",
@@ -76,3 +118,17 @@ __all__ = [
     "verify_authentication",
     "verify_registration",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module defining the public ``name`` and keep the value here for next time."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

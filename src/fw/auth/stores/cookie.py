@@ -84,8 +84,9 @@ class CookieSessions:
         del mark
         return 0
 
-    async def shared_key(self) -> bytes:
+    async def shared_key(self, offer: bytes | None = None) -> bytes:
         """Every process has the same configured secret; callers derive their own subkey from it."""
+        del offer  # nothing to lose: the key comes from the configuration
         return self._key
 
     async def check(self) -> None:

@@ -602,10 +602,10 @@ class DynamoSessions:
             await self.table.delete(_pk(item["pk"]["S"], item["sk"]["S"]))
         return sum(gone)
 
-    async def shared_key(self) -> bytes:
+    async def shared_key(self, offer: bytes | None = None) -> bytes:
         """Put-if-absent, then a strongly consistent read: every process gets the first one's key."""
         key = self._session(SHARED_KEY_ID)
-        await self.table.put({**key, "key": _b(os.urandom(32))}, _ABSENT)
+        await self.table.put({**key, "key": _b(offer or os.urandom(32))}, _ABSENT)
         item = await self.table.get(key)
         value = item["key"]["B"] if item is not None else b""
         if len(value) != 32:

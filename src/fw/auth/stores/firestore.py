@@ -426,7 +426,7 @@ class FirestoreSessions:
 
         return await self.store.run(work)
 
-    async def shared_key(self) -> bytes:
+    async def shared_key(self, offer: bytes | None = None) -> bytes:
         """Read the key entity; the first process to find none creates it in the same transaction."""
         key = self.store.key("FwSharedKey", _SHARED_KEY)
 
@@ -434,7 +434,7 @@ class FirestoreSessions:
             found = self.store.get(key, transaction)
             if found is not None:
                 return bytes(found["key"])
-            fresh = os.urandom(32)
+            fresh = offer or os.urandom(32)
             transaction.put(self.store.entity(key, {"key": fresh}, ("key",)))
             return fresh
 

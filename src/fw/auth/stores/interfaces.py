@@ -123,11 +123,14 @@ class SessionStore(Protocol):
         """
         ...
 
-    async def shared_key(self) -> bytes:
+    async def shared_key(self, offer: bytes | None = None) -> bytes:
         """32 random bytes every app process sharing this backend agrees on (seals login state).
 
         Created by the first process that asks and kept by the backend itself, so scaling out
-        needs no extra secret in the configuration.
+        needs no extra secret in the configuration. ``offer`` (32 bytes) is what the backend
+        keeps when it holds no key (a process offering the key it already uses, after the
+        backend lost it); without one it keeps fresh random bytes. A key the backend holds is
+        never replaced.
         """
         ...
 

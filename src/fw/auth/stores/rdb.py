@@ -396,7 +396,7 @@ class RdbSessions:
                 await conn.execute(delete(SESSION_MARKS).where(SESSION_MARKS.c.mark == mark))
         return int(gone.rowcount or 0)
 
-    async def shared_key(self) -> bytes:
+    async def shared_key(self, offer: bytes | None = None) -> bytes:
         """Read the key row; the first process to find none inserts it, racing ones read the winner's."""
         query = select(SESSIONS.c.data).where(SESSIONS.c.token_hash == SHARED_KEY_ID)
         with _answering():
@@ -405,7 +405,7 @@ class RdbSessions:
                     row = (await conn.execute(query)).first()
                 if row is not None:
                     return base64.b64decode(json.loads(row.data)["key"])
-                fresh = base64.b64encode(os.urandom(32)).decode("ascii")
+                fresh = base64.b64encode(offer or os.urandom(32)).decode("ascii")
                 key_row = {
                     "token_hash": SHARED_KEY_ID,
                     "data": json.dumps({"key": fresh}),

@@ -137,11 +137,11 @@ class RedisSessions:
             raise StoreUnavailable(str(error)) from None
         return gone
 
-    async def shared_key(self) -> bytes:
+    async def shared_key(self, offer: bytes | None = None) -> bytes:
         """``SET NX`` then ``GET``: every process ends up with the first process's key."""
         key = f"{self.prefix}{SHARED_KEY_ID}"
         try:
-            await self._client.set(key, os.urandom(32), nx=True)
+            await self._client.set(key, offer or os.urandom(32), nx=True)
             value = await self._client.get(key)
         except _FAILURES as error:
             raise StoreUnavailable(str(error)) from None

@@ -3,7 +3,8 @@
 A value fw cannot serve (a backend the specification names but this build lacks, or anything
 unknown) is a startup error naming the key and the value, never a silent fallback; a backend
 whose optional dependency is missing names the ``pip install`` that adds it. A new engine joins
-by adding its module and one branch here.
+by adding its module and one branch here. Each engine's module (and its driver: SQLAlchemy,
+aiobotocore, the Datastore client, redis) is imported by its branch, only when it is selected.
 
 Where each engine lives (``[middleware.rdb]``, ``[middleware.dynamo]``, ``[middleware.firestore]``)
 arrives resolved, as one :class:`~fw.settings.MiddlewareSettings` the auth factory read once;
@@ -16,7 +17,6 @@ from collections.abc import Iterable, Sequence
 
 from fw.auth.stores.cookie import CookieSessions
 from fw.auth.stores.interfaces import AuthStore, SessionStore
-from fw.auth.stores.rdb import RdbStore
 from fw.auth.stores.records import RecordKind
 from fw.errors import StartupError
 from fw.extras import require_extra
@@ -78,6 +78,8 @@ def _open(backend: str, middleware: MiddlewareSettings) -> AuthStore:
         from fw.auth.stores.firestore import FirestoreStore
 
         return FirestoreStore.open(middleware.firestore)
+    from fw.auth.stores.rdb import RdbStore
+
     return RdbStore.open(middleware.rdb.dsn)
 
 

@@ -1,7 +1,8 @@
 """The token core: what access-token verification and the OpenID relying party share.
 
 Protocol code only, with no knowledge of the App or of configuration: the errors, the
-algorithm table, URL trust, the bounded JSON fetch, issuer discovery, the JWKS cache, compact
+algorithm table, URL trust, the bounded JSON fetch, issuer discovery (the metadata and every
+endpoint it names checked, kept for a while), the JWKS cache, compact
 JWS verification and the registered-claim checks. :mod:`fw.auth.jwt` (access tokens) and
 :mod:`fw.auth.oidc` (sign-in) add their own rules on top.
 """
@@ -9,7 +10,11 @@ JWS verification and the registered-claim checks. :mod:`fw.auth.jwt` (access tok
 from fw.auth.tokens.algorithms import ALGORITHMS, Key, algorithm_problem, fits
 from fw.auth.tokens.claims import ClaimRules, audiences_of, check_claims, numeric_date
 from fw.auth.tokens.discovery import (
+    METADATA_MAX_AGE,
     Discovery,
+    IssuerDiscovery,
+    check_endpoints,
+    endpoints,
     issuer_metadata,
     jwks_uri_for,
     metadata_url,
@@ -18,12 +23,14 @@ from fw.auth.tokens.errors import (
     AlgorithmRejected,
     ClaimRejected,
     DiscoveryError,
+    IncompleteMetadata,
     IssuerMismatch,
     MalformedKeySet,
     ProtocolError,
     TokenRejected,
     UnexpectedAnswer,
     Unreachable,
+    UntrustedEndpoint,
 )
 from fw.auth.tokens.fetch import MAX_METADATA_BYTES, Answer, fetch_bounded, fetch_json
 from fw.auth.tokens.jwks import JwksCache, KeySet, parse_jwks
@@ -34,6 +41,7 @@ __all__ = [
     "ALGORITHMS",
     "MAX_METADATA_BYTES",
     "MAX_TOKEN_BYTES",
+    "METADATA_MAX_AGE",
     "AlgorithmRejected",
     "Answer",
     "ClaimRejected",
@@ -41,6 +49,8 @@ __all__ = [
     "CompactJws",
     "Discovery",
     "DiscoveryError",
+    "IncompleteMetadata",
+    "IssuerDiscovery",
     "IssuerMismatch",
     "JwksCache",
     "JwsVerifier",
@@ -51,9 +61,12 @@ __all__ = [
     "TokenRejected",
     "UnexpectedAnswer",
     "Unreachable",
+    "UntrustedEndpoint",
     "algorithm_problem",
     "audiences_of",
     "check_claims",
+    "check_endpoints",
+    "endpoints",
     "fetch_bounded",
     "fetch_json",
     "fits",

@@ -3,6 +3,10 @@
 A token naming an unknown ``kid`` triggers a refetch (so rotation needs no restart), but at
 most once per cooldown, so a flood of made-up kids cannot turn the server into a cannon aimed
 at the issuer. While the issuer is unreachable the last good key set stays in use.
+
+Where the keys are may itself come from the issuer's metadata: given a locator instead of a URL,
+every fetch asks it first, so a ``jwks_uri`` that moved is followed, and a failed fetch can tell
+the metadata's keeper to fetch it again (``on_failure``).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx2
@@ -22,6 +26,9 @@ from fw.auth.tokens.errors import DiscoveryError, MalformedKeySet
 from fw.auth.tokens.fetch import fetch_json
 
 logger = logging.getLogger("fw.auth.tokens")
+
+#: Where the key set is now: the ``jwks_uri`` of the issuer's current metadata, say.
+Locate = Callable[[], Awaitable[str]]
 
 
 class KeySet:
@@ -102,21 +109,26 @@ def parse_jwks(data: dict[str, Any], *, strict: bool = False) -> KeySet:
 class JwksCache:
     """Keys of one issuer, refreshed when stale or when a token names a kid not yet seen.
 
-    ``max_age`` may be infinite (refresh only for an unknown kid); ``strict`` makes one
-    unusable entry spoil the whole document (see :func:`parse_jwks`).
+    ``jwks_uri`` is the URL, or a :data:`Locate` asked before every fetch (``jwks_uri`` then
+    holds the URL last asked for). ``max_age`` may be infinite (refresh only for an unknown kid);
+    ``strict`` makes one unusable entry spoil the whole document (see :func:`parse_jwks`);
+    ``on_failure`` is called whenever a fetch fails.
     """
 
     def __init__(
         self,
-        jwks_uri: str,
+        jwks_uri: str | Locate,
         http: httpx2.AsyncClient,
         *,
         refetch_cooldown: float = 30.0,
         max_age: float = 300.0,
         strict: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        on_failure: Callable[[], None] | None = None,
     ) -> None:
-        self.jwks_uri = jwks_uri
+        self._locate = None if isinstance(jwks_uri, str) else jwks_uri
+        self.jwks_uri = jwks_uri if isinstance(jwks_uri, str) else ""
+        self._on_failure = on_failure
         self._http = http
         self._strict = strict
         self._keys = KeySet([])
@@ -150,11 +162,15 @@ class JwksCache:
     async def _fetch(self) -> None:
         self.fetches += 1
         try:
+            if self._locate is not None:
+                self.jwks_uri = await self._locate()
             data = await fetch_json(self._http, self.jwks_uri)
             keys = parse_jwks(data, strict=self._strict)
         except DiscoveryError:
             # Retry no sooner than the cooldown, keeping the last good set meanwhile.
             self._stale_at = self._clock() + self._cooldown
+            if self._on_failure is not None:
+                self._on_failure()
             raise
         self._keys = keys
         self._stale_at = self._clock() + self._max_age

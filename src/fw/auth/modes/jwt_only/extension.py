@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import logging
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import httpx2
@@ -33,9 +34,10 @@ from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AuthStore
 from fw.auth.stores.select import open_auth_store
 from fw.auth.tokens.algorithms import ALGORITHMS
-from fw.auth.tokens.discovery import jwks_uri_for
+from fw.auth.tokens.discovery import IssuerDiscovery
 from fw.auth.tokens.errors import DiscoveryError
-from fw.auth.tokens.jwks import JwksCache
+from fw.auth.tokens.fetch import fetch_json
+from fw.auth.tokens.jwks import JwksCache, Locate
 from fw.errors import StartupError
 from fw.rdb.engine import describe_dsn
 
@@ -155,17 +157,28 @@ class JwtOnly:
         return "auth.backend", self.auth.backend
 
     async def _load_keys(self) -> JwksCache:
+        """The key cache, loaded. With discovery, each key fetch asks the issuer's metadata where
+        the keys are: the document is checked whole (every endpoint it names passes the issuer's
+        URL rule), kept for a while, and fetched again after that or after a failed key fetch."""
         jwt = self.jwt
-        self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(5.0), follow_redirects=False)
-        try:
-            uri = await jwks_uri_for(
-                self._http,
+        http = self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(5.0), follow_redirects=False)
+        location: str | Locate = jwt.jwks_uri  # discovery = manual: checked by the startup rules
+        discovery: IssuerDiscovery | None = None
+        if jwt.discovery != "manual":
+            discovery = IssuerDiscovery(
+                partial(fetch_json, http),
                 jwt.issuer,
                 jwt.discovery,
-                jwks_uri=jwt.jwks_uri,
                 allow_loopback_http=jwt.allow_loopback_http,
             )
-            self.jwks = JwksCache(uri, self._http, refetch_cooldown=self.jwks_refetch_cooldown)
+            location = discovery.jwks_uri
+        self.jwks = JwksCache(
+            location,
+            http,
+            refetch_cooldown=self.jwks_refetch_cooldown,
+            on_failure=discovery.expire if discovery is not None else None,
+        )
+        try:
             await self.jwks.refresh()
         except DiscoveryError as error:
             raise StartupError(

@@ -10,12 +10,13 @@ The mode object the registry holds: ``[auth.jwt]`` is its only table, its checks
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
-from fw.auth.modes.jwt_only.extension import JwtOnly
-from fw.auth.modes.jwt_only.settings import check_jwt, jwt_advisories
-from fw.configuration.advisory import Advisory
+
+if TYPE_CHECKING:
+    from fw.auth.modes.jwt_only.extension import JwtOnly
+    from fw.configuration.advisory import Advisory
 
 
 class JwtOnlyMode:
@@ -32,14 +33,20 @@ class JwtOnlyMode:
     )
 
     def check(self, settings: ModeSettings) -> None:
+        from fw.auth.modes.jwt_only.settings import check_jwt
+
         check_jwt(settings.auth.jwt)
 
     def extension(self, settings: ModeSettings) -> JwtOnly:
+        from fw.auth.modes.jwt_only.extension import JwtOnly
+
         return JwtOnly(settings.auth, settings.middleware, app=settings.app)
 
     def advisories(
         self, values: Mapping[str, Any], sources: Mapping[str, str], app_env: str
     ) -> list[Advisory]:
+        from fw.auth.modes.jwt_only.settings import jwt_advisories
+
         return jwt_advisories(values, sources)
 
     def dev_environment(self, issuer: DevIssuer) -> DevEnvironment | None:

@@ -22,7 +22,8 @@ from fw.auth.admission import build as build_admission
 from fw.auth.assurance.context import build_context
 from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
-from fw.auth.browser.login_state import LoginStates
+from fw.auth.browser.cookies import CookiePolicy
+from fw.auth.browser.login_keys import AgreedLoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
 from fw.auth.browser.origins import Origins
 from fw.auth.browser.signout import local_logout
@@ -79,6 +80,7 @@ class OauthOnly:
             ),
             assurance=build_context(auth, lambda: self._started().sessions, self._ceremonies),
             presence=assurance,
+            cookies=CookiePolicy.of(settings.app_env, auth),
         )
 
     # Extension protocol.
@@ -105,7 +107,7 @@ class OauthOnly:
                 ttl=self.auth.session.ttl.total_seconds(),
                 idle_timeout=self.auth.session.idle_timeout.total_seconds(),
             ),
-            logins=LoginStates(stores.shared_key),
+            logins=AgreedLoginStates(stores.sessions, stores.shared_key),
             admission=build_admission(self.auth.oauth, stores.auth.allowlist),
             accounts=self.accounts,
         )

@@ -83,7 +83,7 @@ class OauthLogin:
         url = authorization_url(
             self.provider, client_id=self.oauth.client_id, pending=pending, scopes=self.oauth.scopes
         )
-        return attempts.send_to_provider(request, self.started().logins, attempt, url)
+        return await attempts.send_to_provider(request, self.started().logins, attempt, url)
 
     async def callback(self, request: Request) -> Response:
         async def finish(attempt: LoginAttempt | None, any_pending: bool) -> Response:

@@ -9,12 +9,13 @@ X-shaped stand-in; ``fw init`` lists it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
-from fw.auth.modes.oauth_only.extension import OauthOnly
-from fw.auth.modes.oauth_only.settings import check_oauth_only, oauth_advisories, oauth_dev_environment
-from fw.configuration.advisory import Advisory
+
+if TYPE_CHECKING:
+    from fw.auth.modes.oauth_only.extension import OauthOnly
+    from fw.configuration.advisory import Advisory
 
 
 class OauthOnlyMode:
@@ -26,17 +27,25 @@ class OauthOnlyMode:
     scaffold = Scaffold(offered=True, available=True)
 
     def check(self, settings: ModeSettings) -> None:
+        from fw.auth.modes.oauth_only.settings import check_oauth_only
+
         check_oauth_only(settings)
 
     def extension(self, settings: ModeSettings) -> OauthOnly:
+        from fw.auth.modes.oauth_only.extension import OauthOnly
+
         return OauthOnly(settings)
 
     def advisories(
         self, values: Mapping[str, Any], sources: Mapping[str, str], app_env: str
     ) -> list[Advisory]:
+        from fw.auth.modes.oauth_only.settings import oauth_advisories
+
         return oauth_advisories(values, app_env)
 
     def dev_environment(self, issuer: DevIssuer) -> DevEnvironment | None:
+        from fw.auth.modes.oauth_only.settings import oauth_dev_environment
+
         return oauth_dev_environment(issuer)
 
 

@@ -8,7 +8,7 @@ import httpx2
 
 from fw.auth.accounts import AccountSeams
 from fw.auth.admission import Admission
-from fw.auth.browser.login_state import LoginStates
+from fw.auth.browser.login_keys import AgreedLoginStates
 from fw.auth.sessions.manager import Sessions
 
 
@@ -18,6 +18,6 @@ class Started:
 
     http: httpx2.AsyncClient
     sessions: Sessions
-    logins: LoginStates
+    logins: AgreedLoginStates
     admission: Admission
     accounts: AccountSeams

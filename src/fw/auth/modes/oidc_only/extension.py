@@ -2,7 +2,8 @@
 
 Startup opens the ``auth.backend`` store (accounts, allow-list, and sessions when
 ``session.backend`` is ``rdb``), checks it is ready, opens the session store and reads the key
-that seals login state; any failure refuses the start with nothing left open.
+that seals login state; any failure refuses the start with nothing left open. The provider is
+contacted at the first sign-in, or by ``fw doctor`` (:meth:`OidcOnly.probe`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from fw.auth.admission import build as build_admission
 from fw.auth.assurance.context import build_context
 from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
-from fw.auth.browser.login_state import LoginStates
+from fw.auth.browser.cookies import CookiePolicy
+from fw.auth.browser.login_keys import AgreedLoginStates
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
 from fw.auth.browser.origins import Origins
 from fw.auth.browser.stores import open_browser_stores
@@ -27,6 +29,7 @@ from fw.auth.modes.base import ModeSettings
 from fw.auth.modes.oidc_only.backchannel import BackchannelLogout
 from fw.auth.modes.oidc_only.login import AccountGate, OidcLogin
 from fw.auth.modes.oidc_only.logout import OidcLogout
+from fw.auth.modes.oidc_only.probe import probe_provider
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import Provider
 from fw.auth.protection import Protection
@@ -93,6 +96,7 @@ class OidcOnly:
             ),
             assurance=build_context(auth, lambda: self.sessions, self._ceremonies),
             presence=assurance,
+            cookies=CookiePolicy.of(settings.app_env, auth),
         )
 
     # Extension protocol.
@@ -134,12 +138,16 @@ class OidcOnly:
                 ttl=self.auth.session.ttl.total_seconds(),
                 idle_timeout=self.auth.session.idle_timeout.total_seconds(),
             ),
-            logins=LoginStates(stores.shared_key),
+            logins=AgreedLoginStates(stores.sessions, stores.shared_key),
             admission=build_admission(self.oidc, auth_store.allowlist),
             accounts=self.accounts,
         )
         self._lent = runtime.RunningAuth(self.app, auth_store, self.auth)
         runtime.start(self._lent)
+
+    async def probe(self) -> None:
+        """``fw doctor``: fetch the provider's discovery document and keys as a sign-in would."""
+        await probe_provider(self._started().provider, "auth.oidc.issuer")
 
     async def shutdown(self) -> None:
         started, self.started = self.started, None

@@ -120,7 +120,7 @@ class OidcLogin:
             prompt=prompt,
             max_age=step.max_age if step is not None else None,
         )
-        return send_to_provider(request, self.started().logins, attempt, url)
+        return await send_to_provider(request, self.started().logins, attempt, url)
 
     def _prompt(self, request: Request, metadata: ProviderMetadata) -> str:
         """What the provider is asked to do before it answers.

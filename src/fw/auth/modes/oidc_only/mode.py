@@ -8,12 +8,13 @@ development provider; ``fw init`` scaffolds it, and the ``web`` preset uses it b
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
-from fw.auth.modes.oidc_only.extension import OidcOnly
-from fw.auth.modes.oidc_only.settings import check_oidc_only, oidc_advisories, oidc_dev_environment
-from fw.configuration.advisory import Advisory
+
+if TYPE_CHECKING:
+    from fw.auth.modes.oidc_only.extension import OidcOnly
+    from fw.configuration.advisory import Advisory
 
 
 class OidcOnlyMode:
@@ -25,17 +26,25 @@ class OidcOnlyMode:
     scaffold = Scaffold(offered=True, available=True, default_for=frozenset({"web"}))
 
     def check(self, settings: ModeSettings) -> None:
+        from fw.auth.modes.oidc_only.settings import check_oidc_only
+
         check_oidc_only(settings)
 
     def extension(self, settings: ModeSettings) -> OidcOnly:
+        from fw.auth.modes.oidc_only.extension import OidcOnly
+
         return OidcOnly(settings)
 
     def advisories(
         self, values: Mapping[str, Any], sources: Mapping[str, str], app_env: str
     ) -> list[Advisory]:
+        from fw.auth.modes.oidc_only.settings import oidc_advisories
+
         return oidc_advisories(values, app_env)
 
     def dev_environment(self, issuer: DevIssuer) -> DevEnvironment | None:
+        from fw.auth.modes.oidc_only.settings import oidc_dev_environment
+
         return oidc_dev_environment(issuer)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from fw.auth.accounts import AccountSeams
 from fw.auth.admission import Admission
-from fw.auth.browser.login_state import LoginStates
+from fw.auth.browser.login_keys import AgreedLoginStates
 from fw.auth.oidc import Provider
 from fw.auth.sessions.manager import Sessions
 
@@ -17,6 +17,6 @@ class Started:
 
     provider: Provider
     sessions: Sessions
-    logins: LoginStates
+    logins: AgreedLoginStates
     admission: Admission
     accounts: AccountSeams

@@ -2,9 +2,24 @@
 
 Composition only: ``oidc_only``'s login, callback and logout (the account, and recovery when
 ``auth.recovery.policy = "oidc"``) plus the passkey endpoints of :mod:`fw.auth.passkeys`.
+
+The mode object is imported with the package (registering the mode needs nothing more);
+:class:`OidcPasskey`, the extension, on first use, so a project that selects another mode never loads it.
 """
 
-from fw.auth.modes.oidc_passkey.extension import OidcPasskey
+from typing import TYPE_CHECKING, Any
+
 from fw.auth.modes.oidc_passkey.mode import OIDC_PASSKEY, OidcPasskeyMode
 
+if TYPE_CHECKING:
+    from fw.auth.modes.oidc_passkey.extension import OidcPasskey
+
 __all__ = ["OIDC_PASSKEY", "OidcPasskey", "OidcPasskeyMode"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "OidcPasskey":
+        from fw.auth.modes.oidc_passkey.extension import OidcPasskey
+
+        return OidcPasskey
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

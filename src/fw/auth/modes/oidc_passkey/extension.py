@@ -53,6 +53,9 @@ class OidcPasskey:
     async def startup(self) -> None:
         await self.oidc.startup()
 
+    async def probe(self) -> None:
+        await self.oidc.probe()
+
     async def shutdown(self) -> None:
         await self.oidc.shutdown()
 

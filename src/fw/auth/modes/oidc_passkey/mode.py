@@ -7,11 +7,13 @@ It reads ``[auth.oidc]`` (the provider owns the account), ``[auth.passkey]``, ``
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fw.auth.modes.base import ModeSettings, Scaffold
 from fw.auth.modes.oidc_only.mode import OidcOnlyMode
-from fw.auth.modes.oidc_only.settings import check_oidc_only, check_provider
-from fw.auth.modes.oidc_passkey.extension import OidcPasskey
-from fw.auth.passkeys.settings import check_recovery, check_registration, check_relying_party
+
+if TYPE_CHECKING:
+    from fw.auth.modes.oidc_passkey.extension import OidcPasskey
 
 
 class OidcPasskeyMode(OidcOnlyMode):
@@ -23,6 +25,9 @@ class OidcPasskeyMode(OidcOnlyMode):
     scaffold = Scaffold(offered=True, available=True)
 
     def check(self, settings: ModeSettings) -> None:
+        from fw.auth.modes.oidc_only.settings import check_oidc_only, check_provider
+        from fw.auth.passkeys.settings import check_recovery, check_registration, check_relying_party
+
         auth = settings.auth
         check_provider(auth, self.name)
         check_recovery(auth, allowed=("oidc", "administrator", "application"))
@@ -31,6 +36,8 @@ class OidcPasskeyMode(OidcOnlyMode):
         check_relying_party(auth)
 
     def extension(self, settings: ModeSettings) -> OidcPasskey:  # type: ignore[override]
+        from fw.auth.modes.oidc_passkey.extension import OidcPasskey
+
         return OidcPasskey(settings)
 
 

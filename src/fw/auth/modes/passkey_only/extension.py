@@ -18,6 +18,7 @@ from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.assurance.context import build_context
 from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
+from fw.auth.browser.cookies import CookiePolicy
 from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
 from fw.auth.browser.stores import BrowserStores, open_browser_stores
 from fw.auth.modes.base import ModeSettings
@@ -74,6 +75,7 @@ class PasskeyOnly:
                 auth, lambda: self._live().sessions, lambda: self._live().store.ceremonies
             ),
             presence=assurance,
+            cookies=CookiePolicy.of(settings.app_env, auth),
         )
 
     # Extension protocol.

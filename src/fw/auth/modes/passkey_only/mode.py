@@ -9,18 +9,13 @@ refused, there is no provider), ``[auth.registration]`` (required: ``disabled``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fw.auth.browser.rules import check_assurance, check_session_lifetimes, check_stores
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
-from fw.auth.modes.passkey_only.extension import PasskeyOnly
-from fw.auth.passkeys.settings import (
-    check_bootstrap,
-    check_recovery,
-    check_registration,
-    check_relying_party,
-)
-from fw.configuration.advisory import Advisory
+
+if TYPE_CHECKING:
+    from fw.auth.modes.passkey_only.extension import PasskeyOnly
+    from fw.configuration.advisory import Advisory
 
 
 class PasskeyOnlyMode:
@@ -32,6 +27,14 @@ class PasskeyOnlyMode:
     scaffold = Scaffold(offered=True, available=True)
 
     def check(self, settings: ModeSettings) -> None:
+        from fw.auth.browser.rules import check_assurance, check_session_lifetimes, check_stores
+        from fw.auth.passkeys.settings import (
+            check_bootstrap,
+            check_recovery,
+            check_registration,
+            check_relying_party,
+        )
+
         auth = settings.auth
         check_recovery(auth, allowed=("administrator", "application"))
         check_registration(auth, allowed=("disabled", "invite", "administrator", "open"), required=True)
@@ -42,6 +45,8 @@ class PasskeyOnlyMode:
         check_assurance(auth)  # shared_device: no provider session to end, a shared terminal remembers nobody
 
     def extension(self, settings: ModeSettings) -> PasskeyOnly:
+        from fw.auth.modes.passkey_only.extension import PasskeyOnly
+
         return PasskeyOnly(settings)
 
     def advisories(
