@@ -27,6 +27,35 @@ from cryptography.x509.oid import NameOID
 from fw.background import BackgroundServer
 from fw.testing.issuer import LocalIssuer
 
+#: A host that is not loopback: it appears only as data in documents, never contacted.
+ELSEWHERE = "http://idp.example.com"
+
+#: Every member of a metadata document that names an endpoint, as the document spells it.
+ENDPOINT_MEMBERS = [
+    "authorization_endpoint",
+    "token_endpoint",
+    "userinfo_endpoint",
+    "jwks_uri",
+    "end_session_endpoint",
+    "device_authorization_endpoint",
+    "revocation_endpoint",
+    "introspection_endpoint",
+    "registration_endpoint",
+    "backchannel_authentication_endpoint",
+    "pushed_authorization_request_endpoint",
+    "check_session_iframe",
+]
+
+
+class Clock:
+    """A clock the test moves by hand (``clock.now += 600``)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
 
 @dataclass(frozen=True)
 class TlsFiles:

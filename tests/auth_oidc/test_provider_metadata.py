@@ -13,31 +13,14 @@ from collections.abc import AsyncIterator, Iterator
 import httpx2
 import pytest
 from joserfc import jwt
-from naming_issuer import NamingIssuer
+from naming_issuer import ELSEWHERE, ENDPOINT_MEMBERS, Clock, NamingIssuer
 
 from fw.auth.oidc import OidcError, Provider, ProviderError, ProviderUnavailable
 from fw.auth.oidc.device import DeviceClient, DeviceConfig
 
-ELSEWHERE = "http://idp.example.com"
-MEMBERS = [
-    "authorization_endpoint",
-    "token_endpoint",
-    "userinfo_endpoint",
-    "jwks_uri",
-    "end_session_endpoint",
-    "device_authorization_endpoint",
-    "revocation_endpoint",
-    "introspection_endpoint",
-    "backchannel_authentication_endpoint",
-]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+#: The members the relying party reads (every endpoint member but these three).
+_UNREAD = {"registration_endpoint", "pushed_authorization_request_endpoint", "check_session_iframe"}
+MEMBERS = [member for member in ENDPOINT_MEMBERS if member not in _UNREAD]
 
 
 @pytest.fixture

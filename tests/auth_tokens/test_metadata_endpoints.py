@@ -15,38 +15,12 @@ from functools import partial
 
 import httpx2
 import pytest
-from naming_issuer import NamingIssuer, TlsFiles, self_signed
+from naming_issuer import ELSEWHERE, ENDPOINT_MEMBERS, Clock, NamingIssuer, TlsFiles, self_signed
 
 from fw.auth.tokens.discovery import IssuerDiscovery, endpoints
 from fw.auth.tokens.errors import IncompleteMetadata, Unreachable, UntrustedEndpoint
 from fw.auth.tokens.fetch import fetch_json
 from fw.auth.tokens.jwks import JwksCache
-
-ELSEWHERE = "http://idp.example.com"
-
-#: Every member of a metadata document that names an endpoint, as the document spells it.
-ENDPOINT_MEMBERS = [
-    "authorization_endpoint",
-    "token_endpoint",
-    "userinfo_endpoint",
-    "jwks_uri",
-    "end_session_endpoint",
-    "device_authorization_endpoint",
-    "revocation_endpoint",
-    "introspection_endpoint",
-    "registration_endpoint",
-    "backchannel_authentication_endpoint",
-    "pushed_authorization_request_endpoint",
-    "check_session_iframe",
-]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
