@@ -381,3 +381,14 @@ def test_a_file_in_place_of_the_directory_is_refused(
     (tmp_path / "svc").write_text("")
     line = _refusal(capsys, ["init", str(tmp_path / "svc")])
     assert "is not a directory" in line
+
+
+def test_passkey_projects_declare_the_software_authenticator_their_tests_sign_in_with(
+    projects: dict[tuple[str, str], Path],
+) -> None:
+    import tomllib
+
+    for (_, auth), root in projects.items():
+        extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+        assert extras["test"][0] == "pytest>=8"
+        assert ("soft-fido2>=0.4.56" in extras["test"]) == (auth in PASSKEY_MODES), auth

@@ -102,6 +102,12 @@ def _client(auth: str) -> str:
     return "fw.testing.BrowserClient"
 
 
+def _test_requirements(options: InitOptions) -> list[str]:
+    """What the project's own tests need: the passkey modes' tests sign in with a software
+    authenticator (``fw.testing.SoftAuthenticator`` runs on soft-fido2)."""
+    return ["pytest>=8", *(["soft-fido2>=0.4.56"] if options.auth in PASSKEY_MODES else [])]
+
+
 def source_files(options: InitOptions) -> dict[str, str]:
     """Relative path -> text of every hand-written file, in the order they are checked and written."""
     name = options.name
@@ -118,6 +124,7 @@ def source_files(options: InitOptions) -> dict[str, str]:
         **t.LOGIN_VALUES["oauth" if options.auth == "oauth_only" else "oidc"],
         "auth_backend": options.auth_backend,
         "fw_requirement": f"{DISTRIBUTION}[{','.join(storage.extras(options))}]",
+        "test_requirements": ", ".join(f'"{requirement}"' for requirement in _test_requirements(options)),
         "migrations": '\nmigrations = "migrations"' if storage.uses_sql(options) else "",
     }
     if options.browser_login:

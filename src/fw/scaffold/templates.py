@@ -30,7 +30,7 @@ requires-python = ">=3.11"
 dependencies = ["{{fw_requirement}}"]
 
 [project.optional-dependencies]
-test = ["pytest>=8"]
+test = [{{test_requirements}}]
 
 [tool.setuptools.packages.find]
 where = ["src"]
