@@ -324,11 +324,12 @@ print(json.dumps(failed))
 
 
 def fw_modules() -> list[str]:
-    """Every importable module of fw (generated files and migration scripts aside)."""
+    """Every importable module of fw (generated files, migration scripts and ``__main__`` modules,
+    which run a program, aside)."""
     root = Path(fw.__file__).parent
     names = []
     for path in sorted(root.rglob("*.py")):
-        if path.name in ("_fw_binders.py", "_fw_config.py") or "migrations" in path.parts:
+        if path.name in ("_fw_binders.py", "_fw_config.py", "__main__.py") or "migrations" in path.parts:
             continue
         parts = path.relative_to(root.parent).with_suffix("").parts
         names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))

@@ -10,7 +10,7 @@ import pytest
 from fw._fw_config import LOADERS
 from fw.auth.modes import registry
 from fw.auth.modes.base import DevEnvironment, DevIssuer
-from fw.devserver import _DevProvider, configured_dev_environment
+from fw.cli.devserver import _DevProvider, configured_dev_environment
 from fw.testing import configured
 
 ISSUER = DevIssuer("http://127.0.0.1:9999", "fw-dev-app", "s3cret")

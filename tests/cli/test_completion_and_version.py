@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fw.cli import COMMANDS, main
-from fw.completion import SHELLS
+from fw.cli.completion import SHELLS
 
 
 def script(shell: str, capsys: pytest.CaptureFixture[str]) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fw.routetable import ProtectionRules
+from fw.cli.routetable import ProtectionRules
 
 APP = """
 from dataclasses import dataclass

@@ -2,7 +2,7 @@
 
 Every sub-command that starts or checks the application reads ``[tool.fw]`` from the nearest
 ``pyproject.toml``; errors print one line to stderr and exit non-zero, never a traceback.
-``fw COMMAND --help`` is answered first, from text alone (:mod:`fw.cli_usage`), so it does
+``fw COMMAND --help`` is answered first, from text alone (:mod:`fw.cli.usage`), so it does
 nothing else wherever it is typed.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fw.cli_usage import CONFIGURED, command_help, wants_help
+from fw.cli.usage import CONFIGURED, command_help, wants_help
 from fw.errors import ConfigError, StartupError
 from fw.generate import GenerationFailed, generate, regenerate_if_stale
 from fw.generate.project import Project, ProjectError, load_project
@@ -82,7 +82,7 @@ def cmd_run(project: Project, rest: list[str]) -> int:
 
 def cmd_dev(project: Project, rest: list[str]) -> int:
     """Development server: regenerate, apply migrations, start the development provider if asked."""
-    from fw.devserver import run_dev
+    from fw.cli.devserver import run_dev
 
     _regenerate_if_stale(project)
     return run_dev(project, rest, import_app=_import_app)
@@ -234,7 +234,7 @@ def cmd_routes(project: Project, rest: list[str]) -> int:
     from starlette.routing import Route
 
     from fw import configuration
-    from fw.routetable import ProtectionRules, bound_types, render, route_rows
+    from fw.cli.routetable import ProtectionRules, bound_types, render, route_rows
     from fw.settings import AuthSettings
 
     app = _the_app(project)
@@ -261,7 +261,7 @@ def cmd_routes(project: Project, rest: list[str]) -> int:
 
 def cmd_completion(_project: Project | None, rest: list[str]) -> int:
     """Print the completion script for ``fw completion bash|zsh|fish``."""
-    from fw.completion import SHELLS, completion_script
+    from fw.cli.completion import SHELLS, completion_script
 
     if len(rest) != 1 or rest[0] not in SHELLS:
         return _fail(
@@ -367,7 +367,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except (ProjectError, ConfigError, StartupError) as error:
         return _fail(str(error))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
