@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fw.cli.usage import CONFIGURED, command_help, wants_help
+from fw.codegen.output import fw_version
 from fw.errors import ConfigError, StartupError
 from fw.generate import GenerationFailed, generate, regenerate_if_stale
 from fw.generate.project import Project, ProjectError, load_project
@@ -271,17 +272,6 @@ def cmd_completion(_project: Project | None, rest: list[str]) -> int:
     return 0
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    from fw.extras import DISTRIBUTION
-
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:
-        return "unknown (not installed)"
-
-
 COMMANDS = {
     "generate": (cmd_generate, "write binders, config loaders and the OpenAPI document"),
     "run": (cmd_run, "serve the application"),
@@ -338,7 +328,7 @@ def _searching_from(root: Path) -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fw", description="The fw framework's command line.")
     parser.add_argument("--project", type=Path, default=None, help="project directory (default: cwd)")
-    parser.add_argument("--version", action="version", version=f"fw {_version()}")
+    parser.add_argument("--version", action="version", version=f"fw {fw_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     for name, (_, description) in COMMANDS.items():
         commands.add_parser(name, help=description, add_help=False)

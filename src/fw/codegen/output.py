@@ -20,9 +20,12 @@ _VERSION_LINE = re.compile(r"^# fw version: (\S+)$", re.MULTILINE)
 
 def fw_version() -> str:
     """The version of the installed fw distribution, ``fw-web`` (``unknown`` when fw runs from a
-    bare tree; the name ``fw`` on the package registry is another project)."""
+    bare tree; the name ``fw`` on the package registry is another project): what ``fw --version``
+    prints and what every generated file records."""
+    from fw.extras import DISTRIBUTION
+
     try:
-        return version("fw-web")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "unknown"
 
