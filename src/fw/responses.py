@@ -19,14 +19,13 @@ that is not a string, an object, a cycle) goes to Starlette's own call, so it re
 as before or raises exactly what it raised. A test compares both renderings on generated
 content.
 
-The headers of a response given no headers of its own are built in one step, as
-``init_headers`` would build them.
+Headers are Starlette's own (``init_headers`` is not overridden): fw changes what the body
+costs to render, never what the response says about it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -36,8 +35,6 @@ from starlette import responses
 MAX_PLAIN_DEPTH = 32
 _MIN_INT, _MAX_INT = -(2**63), 2**64 - 1
 _encode = msgspec.json.Encoder().encode
-_JSON = "application/json"
-_JSON_TYPE = (b"content-type", _JSON.encode("latin-1"))
 
 
 def _plain(value: Any, depth: int) -> bool:
@@ -85,18 +82,3 @@ class JSONResponse(responses.JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return render_json(content)
-
-    def init_headers(self, headers: Mapping[str, str] | None = None) -> None:
-        status, body = self.status_code, self.body
-        if (
-            headers is None
-            and type(body) is bytes
-            and self.media_type == _JSON
-            and status >= 200
-            and status != 204
-            and status != 304
-        ):
-            # What Response.init_headers builds with no headers given, for this media type.
-            self.raw_headers = [(b"content-length", str(len(body)).encode("latin-1")), _JSON_TYPE]
-            return
-        super().init_headers(headers)

@@ -34,12 +34,16 @@ OAUTH = DevEnvironment(
     },
     defaults={"AUTH_OAUTH_PROVIDER": "x", "AUTH_OAUTH_ALLOW_LOOPBACK_HTTP": "true"},
 )
+#: jwt_only verifies tokens of the development token issuer (fw token signs them with its key).
+JWT = DevEnvironment(
+    values={"AUTH_JWT_ISSUER": ISSUER.issuer}, defaults={"AUTH_JWT_ALLOW_LOOPBACK_HTTP": "true"}
+)
 
 
 @pytest.fixture
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """None of the injected variables set; whatever the test leaves behind is undone."""
-    for name in [*OIDC.values, *OIDC.defaults, *OAUTH.values, *OAUTH.defaults]:
+    for name in [*OIDC.values, *OIDC.defaults, *OAUTH.values, *OAUTH.defaults, *JWT.values, *JWT.defaults]:
         monkeypatch.delenv(name, raising=False)
     yield
 
@@ -56,12 +60,17 @@ def test_the_oauth_variables_are_those_the_configuration_reads() -> None:
     assert list(OAUTH.defaults) == [ENV_OF["auth.oauth.provider"], ENV_OF["auth.oauth.allow_loopback_http"]]
 
 
+def test_the_jwt_variables_are_those_the_configuration_reads() -> None:
+    assert list(JWT.values) == [ENV_OF["auth.jwt.issuer"]]
+    assert list(JWT.defaults) == [ENV_OF["auth.jwt.allow_loopback_http"]]
+
+
 @pytest.mark.parametrize(
     ("mode", "expected"),
     [
         ("oidc_only", OIDC),
         ("oidc_passkey", OIDC),
-        ("jwt_only", None),
+        ("jwt_only", JWT),
         ("passkey_only", None),
         ("oauth_only", OAUTH),
     ],
@@ -73,7 +82,7 @@ def test_each_mode_says_what_fw_dev_injects_for_it(mode: str, expected: DevEnvir
 
 def test_before_the_mode_is_known_fw_dev_offers_what_any_mode_would_get() -> None:
     assert registry.offered_dev_environment(ISSUER) == DevEnvironment(
-        {**OIDC.values, **OAUTH.values}, {**OIDC.defaults, **OAUTH.defaults}
+        {**OIDC.values, **OAUTH.values, **JWT.values}, {**OIDC.defaults, **OAUTH.defaults, **JWT.defaults}
     )
 
 
@@ -81,7 +90,7 @@ def test_before_the_mode_is_known_fw_dev_offers_what_any_mode_would_get() -> Non
     ("argv", "what", "expected"),
     [
         (["--auth-enabled", "--auth-mode=oidc_only"], "auth.mode = oidc_only", OIDC),
-        (["--auth-enabled", "--auth-mode=jwt_only"], "auth.mode = jwt_only", None),
+        (["--auth-enabled", "--auth-mode=jwt_only"], "auth.mode = jwt_only", JWT),
         (["--auth-enabled", "--auth-mode=passkey_only"], "auth.mode = passkey_only", None),
         ([], "auth.enabled = false", None),
     ],
@@ -117,12 +126,13 @@ def test_a_configuration_not_using_the_provider_stops_it_and_reads_the_configura
     stopped: list[bool] = []
     parses: list[bool] = []
     provider = _DevProvider(ISSUER, lambda: stopped.append(True))
-    with configured(argv=["--auth-enabled", "--auth-mode=jwt_only"]):
+    with configured(argv=["--auth-enabled", "--auth-mode=passkey_only"]):
         provider.settle(lambda: parses.append(True))
     assert (stopped, parses) == ([True], [True])
-    assert not {name for name in [*OIDC.values, *OIDC.defaults, *OAUTH.values] if name in os.environ}
+    injected = [*OIDC.values, *OIDC.defaults, *OAUTH.values, *JWT.values]
+    assert not {name for name in injected if name in os.environ}
     assert (
-        "auth.mode = jwt_only does not sign in at the development identity provider"
+        "auth.mode = passkey_only does not sign in at the development identity provider"
         in capsys.readouterr().err
     )
     provider.close()
@@ -140,3 +150,30 @@ def test_a_variable_the_developer_set_is_given_back_and_a_default_is_not_overrid
     provider.close()
     assert os.environ["AUTH_OIDC_ISSUER"] == "https://mine.example"
     assert os.environ["AUTH_OIDC_ALLOW_LOOPBACK_HTTP"] == "false"
+
+
+def test_a_bearer_api_keeps_the_provider_as_its_token_issuer_and_names_fw_token(
+    clean_environment: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stopped: list[bool] = []
+    provider = _DevProvider(ISSUER, lambda: stopped.append(True))
+    with configured(argv=["--auth-enabled", "--auth-mode=jwt_only"]):
+        provider.settle(lambda: None)
+    assert stopped == []
+    assert os.environ["AUTH_JWT_ISSUER"] == ISSUER.issuer
+    assert not {name for name in [*OIDC.values, *OAUTH.values] if name in os.environ}
+    said = capsys.readouterr().err
+    assert f"development token issuer at {ISSUER.issuer} (fw token --sub alice prints" in said
+    provider.close()
+    assert "AUTH_JWT_ISSUER" not in os.environ
+
+
+def test_a_one_run_issuer_is_not_offered_to_fw_token(
+    clean_environment: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    provider = _DevProvider(ISSUER, lambda: None, stable=False)
+    with configured(argv=["--auth-enabled", "--auth-mode=jwt_only"]):
+        provider.settle(lambda: None)
+    provider.close()
+    said = capsys.readouterr().err
+    assert f"development token issuer at {ISSUER.issuer}" in said and "fw token" not in said

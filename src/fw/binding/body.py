@@ -3,6 +3,10 @@
 JSON and CBOR bodies become one mapping of typed values; urlencoded and multipart bodies become
 flat ``name -> [text, ...]`` maps plus uploaded files. Every decoding failure is a
 :class:`fw.BindError` (or a 413/415 problem), never an exception a client could see as a 500.
+
+A JSON or form body is read with Starlette's public ``request.body()``, which keeps it on the
+request: a handler may still read the raw bytes, before binding or after. Multipart bodies are
+read by :mod:`fw.binding.multipart`.
 """
 
 from __future__ import annotations
@@ -13,11 +17,10 @@ from typing import Any, Final
 from urllib.parse import parse_qsl
 
 import msgspec
-from starlette.datastructures import UploadFile
-from starlette.formparsers import MultiPartException, MultiPartParser
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 
 from fw.binding.limits import BodyTooLarge, limits_of, max_multipart_body_bytes
+from fw.binding.multipart import InvalidMultipart, parse_multipart
 from fw.binding.types import File
 from fw.problems import BindError, FieldError, Problem
 
@@ -121,72 +124,29 @@ async def read_limited(request: Request, limit: int) -> bytes:
     return b"".join([chunk async for chunk in _limited(request, limit)])
 
 
-class _CompleteMultiPartParser(MultiPartParser):
-    """Starlette's parser, also refusing a body that stops before its closing boundary."""
-
-    ended = False
-
-    def on_end(self) -> None:
-        super().on_end()
-        self.ended = True
-
-
 async def decode_multipart(request: Request) -> Body:
     limit = min(max_multipart_body_bytes(), limits_of(request.scope).request)
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BodyTooLarge(limit)
-    parser = _CompleteMultiPartParser(
-        request.headers,
-        _limited(request, limit),
-        max_files=MAX_FORM_FIELDS,
-        max_fields=MAX_FORM_FIELDS,
-        max_part_size=limit,
-    )
     try:
-        form = await parser.parse()
-    except MultiPartException:
+        parts = await parse_multipart(
+            request.headers["content-type"],
+            _limited(request, limit),
+            max_files=MAX_FORM_FIELDS,
+            max_fields=MAX_FORM_FIELDS,
+            max_part_size=limit,
+        )
+    except InvalidMultipart:
         raise body_error("invalid multipart body") from None
-    if not parser.ended:
-        await form.close()
-        raise body_error("invalid multipart body")
     values: dict[str, list[str]] = {}
     files: dict[str, list[File]] = {}
-    try:
-        for name, item in form.multi_items():
-            if isinstance(item, UploadFile):
-                content = await item.read()
-                upload = File(item.filename or "", item.content_type or "", len(content), content)
-                files.setdefault(name, []).append(upload)
-            else:
-                values.setdefault(name, []).append(item)
-    finally:
-        await form.close()
+    for name, item in parts:
+        if isinstance(item, str):
+            values.setdefault(name, []).append(item)
+        else:
+            files.setdefault(name, []).append(item)
     return Body(MULTIPART, values, files)
-
-
-async def _read_all(request: Request) -> bytes:
-    """The whole body (already bounded by the outer limit), kept on the request like Starlette does."""
-    cached: bytes | None = getattr(request, "_body", None)
-    if cached is not None:
-        return cached
-    receive = request.receive
-    message = await receive()
-    if message["type"] != "http.request":
-        raise ClientDisconnect()
-    body: bytes = message.get("body", b"")
-    if message.get("more_body", False):
-        chunks = [body]
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                raise ClientDisconnect()
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-    request._body = body
-    return body
 
 
 async def read_body(request: Request, cbor: bool = False) -> Body:
@@ -235,7 +195,7 @@ async def _decode(request: Request, cbor: bool) -> Body:
         limits = limits_of(request.scope)
         raw = await read_limited(request, min(limits.cbor, limits.request))
         return decode_cbor(raw) if raw else EMPTY
-    raw = await _read_all(request)
+    raw = await request.body()
     if not raw:
         return EMPTY
     if _is_json(kind):
@@ -261,7 +221,7 @@ async def typed_json(request: Request, decode: Callable[[bytes], Any]) -> Any:
     """
     if not _is_json(_media_type(request.scope["headers"])):
         return None
-    raw = await _read_all(request)
+    raw = await request.body()
     if not raw:
         return None
     try:

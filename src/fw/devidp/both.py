@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from joserfc.jwk import RSAKey
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fw.devidp.loopback import LoopbackServer
@@ -33,15 +34,25 @@ class _ByPath:
 
 
 class RunningDevProviders(LoopbackServer):
-    """Both development providers on one loopback socket, each knowing the same ``clients``."""
+    """Both development providers on one loopback socket, each knowing the same ``clients``.
 
-    def __init__(self, *, clients: Iterable[DevClient], host: str = "127.0.0.1", port: int = 0) -> None:
+    ``key``: the OpenID provider's signing key (a fresh one without it).
+    """
+
+    def __init__(
+        self,
+        *,
+        clients: Iterable[DevClient],
+        host: str = "127.0.0.1",
+        port: int = 0,
+        key: RSAKey | None = None,
+    ) -> None:
         super().__init__(
             host=host, port=port, what="the development identity provider", thread_name="fw-devidp"
         )
         registered = {client.client_id: client for client in clients}
         self.state = ProviderState(users={u.sub: u for u in DEFAULT_USERS}, clients=registered)
         self.x_state = XState(users={u.id: u for u in DEFAULT_X_USERS}, clients=dict(registered))
-        self.provider = DevProvider(self.state, self.origin)
+        self.provider = DevProvider(self.state, self.origin, key)
         self.x_provider = XProvider(self.x_state, self.origin)
         self.serve(_ByPath(self.provider.asgi, self.x_provider.asgi))

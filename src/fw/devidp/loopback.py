@@ -98,8 +98,12 @@ class LoopbackServer:
         family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
         self._socket = socket.socket(family, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind((host.strip("[]"), port))
-        self._socket.listen(128)
+        try:
+            self._socket.bind((host.strip("[]"), port))
+            self._socket.listen(128)
+        except OSError:
+            self._socket.close()
+            raise
         bound_port = self._socket.getsockname()[1]
         shown = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
         #: ``http://host:port`` of the running provider.

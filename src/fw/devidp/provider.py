@@ -37,12 +37,18 @@ def _page(title: str, body: str, status: int = 200) -> Response:
 
 
 class DevProvider:
-    """Holds the signing key and state; ``asgi`` is the application to serve on loopback."""
+    """Holds the signing key and state; ``asgi`` is the application to serve on loopback.
 
-    def __init__(self, state: ProviderState, issuer: str) -> None:
+    ``key`` is the signing key to publish and sign with (``fw dev`` keeps one per project in
+    ``.fw/``, :mod:`fw.devidp.stable`); without it a fresh one is drawn.
+    """
+
+    def __init__(self, state: ProviderState, issuer: str, key: RSAKey | None = None) -> None:
         self.state = state
         self.issuer = issuer.rstrip("/")
-        self.key = RSAKey.generate_key(2048, parameters={"kid": secrets.token_urlsafe(8), "use": "sig"})
+        self.key = key or RSAKey.generate_key(
+            2048, parameters={"kid": secrets.token_urlsafe(8), "use": "sig"}
+        )
         self.app = Starlette(
             routes=[
                 Route("/.well-known/openid-configuration", self.discovery, methods=["GET"]),

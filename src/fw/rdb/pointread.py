@@ -5,11 +5,14 @@ checkout across the greenlet bridge, an execution context, a result object) for 
 database answers in tens of microseconds. The reads a request may make on every call (a
 session by its token digest, a bearer token's revocation entries) go through
 :class:`PointRead` instead. SQLAlchemy still compiles the statement, once, for the engine's
-dialect; each call binds positional values and runs it on the driver:
+dialect (its public ``compile()`` and ``construct_expanded_state()``: the SQL text and the
+order of its positional parameters); each call binds positional values and runs it on the driver:
 
 - PostgreSQL: on the asyncpg connection of a connection checked out from the engine's own pool
   (no second pool, the same ``statement_timeout``), through asyncpg's prepared statements.
-  A failed call invalidates its connection and every older one, so the pool replaces them.
+  A failed call invalidates its connection and every older one, so the pool replaces them: the
+  next checkout from the engine raises SQLAlchemy's ``InvalidatePoolError`` from a pool
+  ``checkout`` listener, the public way to have the pool do what it does on a disconnect.
   What the driver raises, from the checkout as from the query, is re-raised as
   :class:`~fw.rdb.faults.DriverError`, which the store reports as unavailable like every
   failure SQLAlchemy wraps (:mod:`fw.rdb.faults`).
@@ -34,9 +37,10 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import PoolProxiedConnection, Select
+from sqlalchemy import PoolProxiedConnection, Select, event, exc
 from sqlalchemy.ext.asyncio import AsyncEngine
-from sqlalchemy.pool import QueuePool
+from sqlalchemy.pool import ConnectionPoolEntry, QueuePool
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.util import greenlet_spawn
 
 from fw.rdb.faults import DriverError, driver_errors
@@ -75,6 +79,7 @@ class DirectReads:
         in_file = url.get_backend_name() == "sqlite" and database not in ("", ":memory:")
         self._sqlite_path = database if in_file and not url.query else None
         self._sqlite: sqlite3.Connection | None = None
+        self._stale = False
 
     def statement(self, query: AnySelect) -> PointRead:
         """``query`` compiled once for this engine, ready to run with :meth:`PointRead.rows`."""
@@ -95,6 +100,23 @@ class DirectReads:
                 return None  # no file yet, or unreadable: the engine reports it properly
         return self._sqlite
 
+    def mark_stale(self) -> None:
+        """After a failed read: the engine's next checkout replaces every pooled connection.
+
+        The ``checkout`` listener is added on the first failure only, so a pool that never
+        failed checks out without it.
+        """
+        self._stale = True
+        target = self.engine.sync_engine  # pool events on the engine follow its pool when replaced
+        if not event.contains(target, "checkout", self._checkout):
+            event.listen(target, "checkout", self._checkout)
+
+    def _checkout(self, _dbapi: Any, _entry: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
+        if self._stale:
+            self._stale = False
+            # The pool invalidates this connection and every one as old, then reconnects this one.
+            raise exc.InvalidatePoolError("a point read failed on a connection of this pool")
+
     def close(self) -> None:
         if self._sqlite is not None:
             self._sqlite.close()
@@ -108,10 +130,13 @@ class PointRead:
         self._reads = reads
         self._query = query
         compiled = query.compile(dialect=reads.engine.dialect)
-        self._sql = compiled.string
-        names = compiled.positiontup or []
-        # Literals in the statement (kind = 'token') are bound parameters with a fixed value.
-        self._order = [(name, compiled.binds[name].value) for name in names]
+        if not isinstance(compiled, SQLCompiler) or not compiled.positional:
+            raise TypeError(f"{reads.engine.dialect.name} does not compile to positional parameters")
+        # Every parameter named, bound or not, so SQLAlchemy asks for none of them; literals in
+        # the statement (kind = 'token') are bound parameters with a fixed value.
+        state = compiled.construct_expanded_state(compiled.params, escape_names=False)
+        self._sql = state.statement
+        self._order = [(name, state.parameters[name]) for name in state.positiontup or ()]
 
     def _values(self, values: Mapping[str, Any]) -> list[Any]:
         return [values.get(name, fixed) for name, fixed in self._order]
@@ -167,7 +192,9 @@ class PointRead:
         if isinstance(failure, asyncio.CancelledError):
             raw.invalidate()  # a cancelled call may leave the connection mid-protocol
         elif failure is not None:
-            # As SQLAlchemy does on a disconnect: this connection and every one as old go, so
-            # after a database restart one failed read clears the stale pool, not one per request.
-            self._reads.engine.pool._invalidate(raw, failure)
+            if raw.is_valid:
+                raw.invalidate(failure)
+            # As SQLAlchemy does on a disconnect: every connection as old goes too, so after a
+            # database restart one failed read clears the stale pool, not one per request.
+            self._reads.mark_stale()
         raw.close()

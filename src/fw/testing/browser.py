@@ -10,11 +10,13 @@ for any provider on loopback: the development OpenID provider or the X-shaped st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import httpx2
+from starlette.concurrency import run_in_threadpool
 from starlette.testclient import TestClient
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class SignInProvider(Protocol):
@@ -31,23 +33,76 @@ def login_user(provider: SignInProvider, who: str | None) -> None:
     provider.login_user(who)
 
 
-class _Dispatch(httpx2.BaseTransport):
-    """Requests to the provider's origin go over the network; everything else to the app."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
-    def __init__(self, app: httpx2.BaseTransport, provider_origin: str) -> None:
+
+class _ProviderRoute:
+    """The app under test, except that a request addressed to the provider's origin goes to the
+    provider over the network, so the client's own redirect following and cookie jar carry a
+    whole sign-in across both origins.
+
+    It sits in front of the app (the test client sends every request to one ASGI app) and answers
+    a provider's request with the provider's response as it came off the wire: status, headers
+    and body bytes, nothing decoded.
+    """
+
+    def __init__(self, app: ASGIApp, provider_origin: str) -> None:
         self.app = app
+        url = httpx2.URL(provider_origin)
+        self.origin = provider_origin.rstrip("/")
+        self.scheme, self.host = url.scheme, url.host
+        self.port = url.port or _DEFAULT_PORTS.get(url.scheme)
         self.network = httpx2.HTTPTransport()
-        self.origin = provider_origin
+        #: The client's timeouts, which a request to the provider keeps (it crosses the app's side).
+        self.timeout: Callable[[], httpx2.Timeout] = lambda: httpx2.Timeout(5.0)
 
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        origin = f"{request.url.scheme}://{request.url.netloc.decode('ascii')}"
-        if origin == self.origin:
-            return self.network.handle_request(request)
-        return self.app.handle_request(request)
+    def _for_provider(self, scope: Scope) -> bool:
+        server = scope.get("server")
+        return (
+            scope["type"] == "http"
+            and scope["scheme"] == self.scheme
+            and server is not None
+            and server[0] == self.host
+            and server[1] == self.port
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self._for_provider(scope):
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message: Message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        query = scope["query_string"]
+        target = (
+            self.origin
+            + scope["raw_path"].decode("latin-1")
+            + ("?" + query.decode("latin-1") if query else "")
+        )
+        request = httpx2.Request(
+            scope["method"],
+            target,
+            headers=scope["headers"],
+            content=body or None,
+            extensions={"timeout": self.timeout().as_dict()},
+        )
+        status, headers, content = await run_in_threadpool(self._exchange, request)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": content})
+
+    def _exchange(self, request: httpx2.Request) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        response = self.network.handle_request(request)
+        try:
+            content = b"".join(response.iter_raw())
+        finally:
+            response.close()
+        return response.status_code, [(k.lower(), v) for k, v in response.headers.raw], content
 
     def close(self) -> None:
         self.network.close()
-        self.app.close()
 
 
 class BrowserClient(TestClient):
@@ -67,11 +122,22 @@ class BrowserClient(TestClient):
         base_url: str = "http://localhost:8000",
         **kw: Any,
     ) -> None:
-        super().__init__(app, base_url=base_url, **kw)
-        app_transport: httpx2.BaseTransport = getattr(self, "_transport")  # noqa: B009
         origin = provider if isinstance(provider, str) else provider.origin
-        self._transport = _Dispatch(app_transport, origin)
+        self.route = _ProviderRoute(app, origin)
+        super().__init__(self.route, base_url=base_url, **kw)
+        self.route.timeout = lambda: self.timeout
+        self.app = app  # what a test reaches through ``client.app``, and what the lifespan runs
         self.provider = None if isinstance(provider, str) else provider
+
+    def close(self) -> None:
+        super().close()
+        self.route.close()
+
+    def __exit__(self, *args: Any) -> None:
+        # TestClient's own exit stops the app but never calls close(): without this the
+        # connections to the provider outlive the test (an unclosed-socket warning).
+        super().__exit__(*args)
+        self.route.close()
 
     def login(
         self, sub: str | None = None, *, next: str | None = None, login_path: str = "/auth/login"

@@ -2,9 +2,10 @@
 
 The mode object the registry holds: ``[auth.jwt]`` is its only table, its checks are in
 :mod:`fw.auth.modes.jwt_only.settings`, its extension in :mod:`fw.auth.modes.jwt_only.extension`.
-``fw dev`` has nothing to inject (the authorization server is the deployment's: the project's
-``.env`` names it), and ``fw init`` makes it only as the api preset's default, never as an
-``--auth`` choice: a browser flow and a bearer API are different trust models.
+In development ``fw dev`` serves a token issuer on loopback (the development provider's discovery
+and keys, :mod:`fw.devidp.stable`) and points ``auth.jwt.issuer`` at it; ``fw token`` prints
+access tokens signed with its key. ``fw init`` makes the mode only as the api preset's default,
+never as an ``--auth`` choice: a browser flow and a bearer API are different trust models.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ class JwtOnlyMode:
         return jwt_advisories(values, sources)
 
     def dev_environment(self, issuer: DevIssuer) -> DevEnvironment | None:
-        return None
+        from fw.auth.modes.jwt_only.settings import jwt_dev_environment
+
+        return jwt_dev_environment(issuer)
 
 
 JWT_ONLY = JwtOnlyMode()

@@ -13,12 +13,14 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from fw.auth.modes.base import DevEnvironment, DevIssuer
 from fw.auth.modes.rules import (
     check_admission,
     check_identity_claim,
     check_issuer,
     check_required,
     check_scope_entries,
+    env_name,
     shown,
 )
 from fw.auth.stores.records import RecordKind
@@ -114,6 +116,19 @@ def _revocation(jwt: JwtSettings) -> None:
             shown(jwt.revocation.max_propagation_delay),
             "use 0s or more",
         )
+
+
+def jwt_dev_environment(issuer: DevIssuer) -> DevEnvironment:
+    """``auth.jwt.issuer`` pointing at the development token issuer ``fw dev`` serves.
+
+    Its URL replaces whatever the shell had, as a deployment's issuer would not verify the tokens
+    ``fw token`` signs; plain-http loopback is allowed unless the developer decided otherwise. The
+    audience is the project's own (a literal in its configuration), so nothing else is injected.
+    """
+    return DevEnvironment(
+        values={env_name("auth.jwt.issuer"): issuer.issuer},
+        defaults={env_name("auth.jwt.allow_loopback_http"): "true"},
+    )
 
 
 def jwt_advisories(values: Mapping[str, Any], sources: Mapping[str, str]) -> list[Advisory]:
