@@ -30,6 +30,7 @@ from fw.configuration.effective import register_effective
 from fw.dispatch import StaticFirstRouter, handler_app
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension, build_extensions, openapi_security
+from fw.problem_pages import for_people
 from fw.problems import Problem, problem_from
 from fw.routing import Pattern, parse_pattern
 from fw.server_checks import check_server
@@ -202,6 +203,7 @@ class App:
                 return
             stack = self._stack
             assert stack is not None
+        send = for_people(scope, send)  # fw's problems as pages when the request prefers HTML
         # server.max_request_body holds for every HTTP request, whether or not a handler binds it.
         guarded = guarded_receive(scope, receive, self._limits)
         if guarded is None:

@@ -45,6 +45,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Mount, Route, Router, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fw.caching import SESSION_DEPENDENT, forbid_storing
+
 #: Routes whose ``matches`` reads only the path, the method and the scope type.
 _PATH_ONLY = (Route, Mount, WebSocketRoute)
 #: Starlette's own convertors, whose ``convert`` cannot fail on what their pattern matched.
@@ -183,6 +185,8 @@ def handler_app(handler: Callable[[Request], Awaitable[Response] | Response]) ->
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         response = await call(Request(scope, receive, send))
+        if SESSION_DEPENDENT in scope:  # the handler asked who is signed in (fw.auth.user)
+            forbid_storing(response.headers)
         await response(scope, receive, send)
 
     return app

@@ -18,6 +18,8 @@ from starlette.responses import Response
 
 Location = Literal["input", "query", "payload", "path", "header", "cookie"]
 PROBLEM_MEDIA_TYPE = "application/problem+json"
+#: What a 503 tells the client to wait (seconds) when the problem names no ``Retry-After`` itself.
+RETRY_AFTER_SECONDS = 5
 #: Compact UTF-8 JSON; every rejected request renders one document.
 _encode = msgspec.json.Encoder().encode
 
@@ -63,6 +65,9 @@ class Problem(Exception):
         self.detail = detail or self.title
         self.errors = list(errors)
         self.headers = dict(headers or {})
+        if self.status == 503 and not any(name.lower() == "retry-after" for name in self.headers):
+            # Every 503 fw answers says when to try again, to programs and to people alike.
+            self.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         super().__init__(self.detail)
 
     def to_dict(self) -> dict[str, Any]:

@@ -88,6 +88,7 @@ def test_every_asset_the_page_names_comes_from_the_app_with_its_content_type() -
         types = {url.rsplit("/", 1)[-1]: client.get(url).headers["content-type"] for url in urls}
         assert types == {
             "swagger-ui.css": "text/css; charset=utf-8",
+            "fw-docs.css": "text/css; charset=utf-8",
             "favicon-32x32.png": "image/png",
             "favicon-16x16.png": "image/png",
             "swagger-ui-bundle.js": "text/javascript; charset=utf-8",

@@ -237,11 +237,15 @@ def test_a_copy_of_the_script_served_elsewhere_finds_the_endpoints_by_its_data_p
     assert "credential_id" in site.run("window.fwPasskey.register()")
 
 
-def test_login_hands_the_operation_a_guard_named_in_the_page_url_to_login_begin(site: Site) -> None:
+def test_login_hands_the_operation_and_return_path_in_the_page_url_to_login_begin(site: Site) -> None:
     site.run("window.fwPasskey.register()")
     site.browser.page.goto(f"{site.origin}/?max_age=0&next=%2Fonce&operation=1GReC5Zw0nanv6YL32Dc2g")
     assert site.run("window.fwPasskey.login()") == {"landing": "/"}
     assert site.run('window.fwPasskey.login({operation: "named/here"})') == {"landing": "/"}
     site.browser.page.goto(f"{site.origin}/")
     assert site.run("window.fwPasskey.login()") == {"landing": "/"}
-    assert site.ceremonies.login_queries == ["operation=1GReC5Zw0nanv6YL32Dc2g", "operation=named%2Fhere", ""]
+    assert site.ceremonies.login_queries == [
+        "operation=1GReC5Zw0nanv6YL32Dc2g&next=%2Fonce",
+        "operation=named%2Fhere&next=%2Fonce",
+        "",
+    ]

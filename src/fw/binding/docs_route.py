@@ -43,7 +43,10 @@ _TYPES = {
     "favicon-32x32.png": "image/png",
     "favicon-16x16.png": "image/png",
     "fw-docs.js": "text/javascript; charset=utf-8",
+    "fw-docs.css": "text/css; charset=utf-8",
 }
+#: fw's own files among the assets (the rest are Swagger UI's, from the docs extra).
+_OWN = {"fw-docs.js": "docs.js", "fw-docs.css": "docs.css"}
 _IMMUTABLE = "public, max-age=31536000, immutable"
 #: Swagger UI sets inline styles and shows images given as data: URLs; scripts come from here only.
 _PAGE_POLICY = (
@@ -106,8 +109,9 @@ def check_docs(mode: DocsMode) -> None:
 
 
 def load_assets(folder: Path) -> Assets:
-    files = {name: (folder / name).read_bytes() for name in _TYPES if name != "fw-docs.js"}
-    files["fw-docs.js"] = importlib.resources.files("fw.binding").joinpath("docs.js").read_bytes()
+    files = {name: (folder / name).read_bytes() for name in _TYPES if name not in _OWN}
+    for name, source in _OWN.items():
+        files[name] = importlib.resources.files("fw.binding").joinpath(source).read_bytes()
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(name.encode() + b"\0" + files[name])
@@ -122,9 +126,10 @@ def docs_page(title: str, digest: str) -> str:
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{html.escape(title)} — API reference</title>"
         f"<link rel='stylesheet' href='{base}/swagger-ui.css'>"
+        f"<link rel='stylesheet' href='{base}/fw-docs.css'>"
         f"<link rel='icon' type='image/png' sizes='32x32' href='{base}/favicon-32x32.png'>"
         f"<link rel='icon' type='image/png' sizes='16x16' href='{base}/favicon-16x16.png'>"
-        "</head><body><div id='swagger-ui' data-openapi='openapi.json'></div>"
+        "</head><body><main><div id='swagger-ui' data-openapi='openapi.json'></div></main>"
         f"<script src='{base}/swagger-ui-bundle.js'></script>"
         f"<script src='{base}/fw-docs.js'></script></body></html>"
     )

@@ -105,9 +105,13 @@ def check_callback(params: QueryParams) -> str:
         logger.info(
             "identity provider refused the sign-in: %s %r", error, params.get("error_description", "")[:256]
         )
-        raise login_failed(
-            f"the identity provider answered {error}", status=403 if error == "access_denied" else 400
-        )
+        if error == "access_denied":  # the person cancelled (or declined) at the provider
+            raise login_failed(
+                "the sign-in was cancelled at the identity provider (access_denied); "
+                "sign in again to continue",
+                status=403,
+            )
+        raise login_failed(f"the identity provider answered {error}")
     code = params.get("code", "")
     if not code:
         raise login_failed("the sign-in response carries no code")

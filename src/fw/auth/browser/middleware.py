@@ -40,6 +40,8 @@ from fw.auth.sessions.manager import (
     SessionSummary,
 )
 from fw.auth.stores.errors import StoreUnavailable
+from fw.caching import SESSION_DEPENDENT, forbid_storing
+from fw.problem_pages import LOGIN_PATH_KEY
 from fw.stack import Decision
 
 logger = logging.getLogger("fw.auth")
@@ -101,6 +103,7 @@ class BrowserSessionMiddleware:
         """
         auth = self.auth
         scope[POLICY_KEY] = auth.cookies  # every cookie set in answer follows the App's policy
+        scope[LOGIN_PATH_KEY] = auth.login_path  # where an error page for a person links to sign in
         if auth.presence is not None or _may_carry_a_session(scope, self._session_cookie_bytes):
             return self._serve
         path = scope["path"]
@@ -124,6 +127,7 @@ class BrowserSessionMiddleware:
         """Any HTTP request: the session resumed, the account re-read, cookies set as needed."""
         request = Request(scope)
         scope[POLICY_KEY] = self.auth.cookies
+        scope[LOGIN_PATH_KEY] = self.auth.login_path
         if self.auth.assurance is not None:
             scope[CONTEXT_KEY] = self.auth.assurance
         cookies: list[str] = []
@@ -137,6 +141,7 @@ class BrowserSessionMiddleware:
         if current is not None:
             record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))
             scope[SESSION_SCOPE_KEY] = active
+            scope[SESSION_DEPENDENT] = True  # a signed-in request's answer is no-store
         presence = self.auth.presence
         if presence is not None and departed is not None:
             scope[REMEMBERED_KEY] = presence.departed(departed)  # the note written just now
@@ -151,7 +156,7 @@ class BrowserSessionMiddleware:
                 response.headers.append("set-cookie", header)
             await response(scope, receive, send)
             return
-        if not cookies and active is None:
+        if not cookies and active is None and current is None:
             await self.app(scope, receive, send)
             return
 
@@ -167,6 +172,8 @@ class BrowserSessionMiddleware:
                 renewal = _renewal(active, headers, secure, self.session_cookie)
                 if renewal:
                     headers.append("set-cookie", renewal)
+                if SESSION_DEPENDENT in scope:  # signed in, or the handler read fw.auth.user
+                    forbid_storing(headers)
             await send(message)
 
         await self.app(scope, receive, send_with_cookies)

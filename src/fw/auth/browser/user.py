@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection
 
 from fw.auth.caller import SCOPE_KEY, Authentication
+from fw.caching import SESSION_DEPENDENT
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,12 @@ def user(request: HTTPConnection) -> User | None:
     """The signed-in user, or ``None`` for an anonymous request.
 
     Read from the one authentication record the middleware leaves, so it cannot disagree with
-    ``fw.request_authentication``.
+    ``fw.request_authentication``. The answer to a request that asked is ``no-store``
+    (:mod:`fw.caching`).
     """
-    found = request.scope.get(SCOPE_KEY)
+    scope = request.scope
+    scope[SESSION_DEPENDENT] = True  # the answer now depends on who is signed in: no-store
+    found = scope.get(SCOPE_KEY)
     if isinstance(found, Authentication) and isinstance(found.principal, User):
         return found.principal
     return None

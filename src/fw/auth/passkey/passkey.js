@@ -3,7 +3,12 @@
  *
  * Each runs one ceremony against the passkey endpoints (POST, JSON) and resolves with the JSON the
  * finish endpoint answers ({"landing": ...} for login, {"credential_id": ...} for registration);
- * a refused step rejects with the problem document the server sent.
+ * a refused step rejects with the problem document the server sent. fwPasskey.explain(error) is the
+ * sentence to show a person for any refusal (the server's detail, or fw's words for the browser's).
+ *
+ * Pages need no script of their own: elements marked data-fw-passkey="login" | "register" |
+ * "bootstrap" (a form with login_id and secret fields) run their ceremony, and the element marked
+ * data-fw-passkey-message (give it role="alert") shows the explanation of a refusal.
  *
  * login() on a page whose URL names an `operation` (the login page a zero-window guard sent the
  * browser to: ?max_age=0&next=...&operation=...) hands it to login/begin, so the re-proof is for
@@ -118,19 +123,90 @@
       });
   }
 
-  function register() {
-    return ceremony("register", creationOptions, "create");
+  function login(options) {
+    var page = new URLSearchParams(location.search);
+    var operation = (options && options.operation) || page.get("operation");
+    var params = new URLSearchParams();
+    if (operation) params.set("operation", operation);
+    if (page.get("next")) params.set("next", page.get("next"));
+    var query = params.toString() ? "?" + params.toString() : "";
+    return ceremony("login", requestOptions, "get", query);
   }
 
-  function login(options) {
-    var operation = (options && options.operation) || new URLSearchParams(location.search).get("operation");
-    var query = operation ? "?operation=" + encodeURIComponent(operation) : "";
-    return ceremony("login", requestOptions, "get", query);
+  // Adding a passkey while signed in needs a recent proof: a session older than that proves
+  // itself with a passkey it already has (a re-proof, no new sign-in), then registers.
+  function register() {
+    return ceremony("register", creationOptions, "create").catch(function (error) {
+      if (!error || error.code !== "reauthentication_required") throw error;
+      return ceremony("login", requestOptions, "get").then(function () {
+        return ceremony("register", creationOptions, "create");
+      });
+    });
   }
 
   function bootstrap(loginId, secret) {
     return post("/bootstrap", { login_id: loginId, secret: secret }).then(register);
   }
 
-  window.fwPasskey = { login: login, register: register, bootstrap: bootstrap, path: base };
+  // What a person reads when a step is refused: the server's own words for a problem document,
+  // fw's words for the browser's refusals (never the browser's exception text).
+  var BROWSER_REFUSALS = {
+    NotAllowedError: "The passkey request was cancelled or timed out. Try again when you are ready.",
+    AbortError: "The passkey request was cancelled. Try again when you are ready.",
+    InvalidStateError: "This device already holds a passkey for this account. Use another device or security key.",
+    SecurityError: "This page's address may not use passkeys. Open the site at the address it is configured for.",
+    NotSupportedError: "This browser or device cannot use passkeys here.",
+  };
+
+  function explain(error) {
+    if (typeof PublicKeyCredential === "undefined") return BROWSER_REFUSALS.NotSupportedError;
+    if (error && typeof error === "object" && typeof error.status === "number") {
+      var words = error.detail || error.title || "The request was refused.";
+      return words.charAt(0).toUpperCase() + words.slice(1) + (/[.!?]$/.test(words) ? "" : ".");
+    }
+    if (error && BROWSER_REFUSALS[error.name]) return BROWSER_REFUSALS[error.name];
+    return "The passkey step did not complete. Try again.";
+  }
+
+  // A page's elements marked data-fw-passkey="login" | "register" | "bootstrap" (a form with
+  // login_id and secret fields) run their ceremony; the element marked data-fw-passkey-message
+  // (role="alert") shows fw's message when one is refused.
+  function say(error) {
+    var target = document.querySelector("[data-fw-passkey-message]");
+    if (target) target.textContent = explain(error);
+  }
+
+  function clear() {
+    var target = document.querySelector("[data-fw-passkey-message]");
+    if (target) target.textContent = "";
+  }
+
+  function wire() {
+    document.querySelectorAll("[data-fw-passkey]").forEach(function (element) {
+      var kind = element.dataset.fwPasskey;
+      var event = element.tagName === "FORM" ? "submit" : "click";
+      element.addEventListener(event, function (e) {
+        e.preventDefault();
+        clear();
+        var run;
+        if (kind === "login") {
+          run = login().then(function (done) { location.assign(done.landing); });
+        } else if (kind === "register") {
+          run = register().then(function () { location.reload(); });
+        } else if (kind === "bootstrap") {
+          run = bootstrap(element.elements.login_id.value, element.elements.secret.value).then(function () {
+            location.assign(element.dataset.fwNext || "/");
+          });
+        } else {
+          return;
+        }
+        run.catch(say);
+      });
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);
+  else wire();
+
+  window.fwPasskey = { login: login, register: register, bootstrap: bootstrap, explain: explain, path: base };
 })();

@@ -28,6 +28,7 @@ from fw.auth.modes.passkey_only.registrants import PasskeyOnlyRegistrants
 from fw.auth.passkeys.bound import BoundRecords
 from fw.auth.passkeys.endpoints import PasskeyEndpoints
 from fw.auth.passkeys.live import Live
+from fw.auth.passkeys.page import SignInPage
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import Sessions
 
@@ -51,6 +52,7 @@ class PasskeyOnly:
             tickets=tickets,
             extra={"/bootstrap": self.bootstrap.redeem},
         )
+        self.signin_page = SignInPage(auth.passkey.path, bootstrap=True)  # served at auth.login_path
         self.logout = PasskeyLogout(self.passkeys.party.origins, self._live)
         #: Presence and the remembered visitor, when ``[auth.assurance]`` turns them on.
         self.presence = assurance = BrowserAssurance.build(
@@ -82,9 +84,19 @@ class PasskeyOnly:
     def routes(self) -> Sequence[BaseRoute]:
         return [
             *self.passkeys.routes(),
+            *self._signin_routes(),
             Route(self.auth.logout_path, self.logout.logout, methods=["POST"]),
             *(self.presence.routes() if self.presence is not None else ()),
         ]
+
+    def _signin_routes(self) -> list[BaseRoute]:
+        """fw's sign-in page at ``auth.login_path``, unless the application routes a GET there
+        itself: then its own page is the one path protection sends browsers to."""
+        login_path = self.auth.login_path
+        for entry in getattr(self.settings.app, "entries", ()):
+            if entry.pattern.path == login_path and entry.pattern.method in (None, "GET"):
+                return []
+        return [Route(login_path, self.signin_page.serve, methods=["GET"])]
 
     def middleware(self) -> Sequence[Middleware]:
         return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
