@@ -117,10 +117,23 @@ def test_the_sign_in_endpoints_and_the_documents_fw_serves_are_listed(project: P
 
 
 def test_an_app_that_would_not_start_is_named_before_the_table(project: Path) -> None:
-    done = fw_routes(project)  # no client id: oauth_only refuses to start
+    # A login path that is not root-relative: the App refuses to start.
+    done = fw_routes(
+        project, AUTH_OAUTH_CLIENT_ID="id", AUTH_OAUTH_CLIENT_SECRET="s", AUTH_LOGIN_PATH="auth/login"
+    )
     assert done.returncode == 0
-    assert "would not start (auth.oauth.client_id" in done.stderr
+    assert "would not start (auth.login_path = 'auth/login'" in done.stderr
     assert "/auth/login" not in table(done.stdout)
+
+
+def test_the_provider_variables_fw_dev_sets_are_named_and_the_table_is_complete(project: Path) -> None:
+    done = fw_routes(project)  # no client id or secret: fw dev sets them
+    assert done.returncode == 0
+    assert done.stderr == (
+        "fw: AUTH_OAUTH_CLIENT_ID and AUTH_OAUTH_CLIENT_SECRET are not set: fw dev sets them; "
+        "elsewhere set them in the environment or .env\n"
+    )
+    assert "/auth/login" in table(done.stdout)
 
 
 def test_a_project_without_tool_fw_app_is_a_one_line_error(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ def refusal(cls: type, prefix: str, toml: str) -> str:
         ('[server]\ndocs = "yes"\n', "expected true or false, got the string 'yes'"),
         ("[server]\nhost = 8000\n", "expected a string, got the integer 8000"),
         ("[server]\nhost = 2024-01-01\n", "the date 2024-01-01 (a TOML date or time) cannot bind"),
-        ("[server]\nbody_timeout = 30\n", 'the integer 30: a bare number is not a duration; write a quoted'),
+        ("[server]\nbody_timeout = 30\n", "the integer 30: a bare number is not a duration; write a quoted"),
         ("[server]\nbody_timeout = false\n", "expected a duration string, got the bool false"),
     ],
 )

@@ -150,6 +150,10 @@ def test_the_cloud_store_settings_show_where_the_store_is_but_never_credentials(
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-from-the-environment")
     items = summary(
         [
+            "--session-enabled",
+            "--session-backend=dynamo",
+            "--auth-enabled",
+            "--auth-backend=firestore",
             "--middleware-dynamo-endpoint_url",
             "http://AKIAEXAMPLE:s3cr3t@127.0.0.1:8000/?X-Amz-Security-Token=sts-9f2e",
             "--middleware-firestore-project",

@@ -5,7 +5,9 @@ Pattern language (one per entry, root-relative, never ``//``):
 - ``/api/users``        exactly that path;
 - ``/api/``             a trailing slash covers the whole subtree (``/api/`` and below);
 - ``/api/{id}``, ``*``  one path segment (any name inside braces);
-- ``/api/{rest...}``, ``**``  any number of segments, including none.
+- ``/api/{rest...}``, ``**``  any number of segments, including none;
+- ``/{$}``, ``/api/{$}``  exactly that path with its trailing slash, not the subtree below it
+  (``{$}`` ends a pattern after ``/``, as in route patterns: ``"/{$}"`` is the home page alone).
 
 Paths are matched after percent-decoding, exactly as the router sees them, so a route cannot
 be reached by a spelling protection did not consider.
@@ -17,6 +19,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+#: Ends a pattern that names exactly the path before it (``/{$}``: ``/`` alone).
+_EXACT = "{$}"
 _TOKEN = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\.\.\.\}|\{[A-Za-z_][A-Za-z0-9_]*\}|\*\*|\*")
 
 
@@ -30,7 +34,12 @@ def pattern_problem(pattern: str) -> str | None:
         return "must be root-relative (start with /)"
     if "//" in pattern:
         return "must not contain //"
-    leftover = _TOKEN.sub("", pattern)
+    body = pattern.removesuffix(_EXACT)
+    if _EXACT in body:
+        return "has {$} before its end ({$} may only end a pattern, after /)"
+    if body != pattern and not body.endswith("/"):
+        return "has {$} after a name ({$} may only end a pattern, after /)"
+    leftover = _TOKEN.sub("", body)
     if "{" in leftover or "}" in leftover:
         return "has a malformed {wildcard}"
     return None
@@ -40,6 +49,8 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     problem = pattern_problem(pattern)
     if problem:
         raise PatternError(f"{pattern!r} {problem}")
+    exact = pattern.endswith(_EXACT)
+    pattern = pattern.removesuffix(_EXACT)
     parts: list[str] = []
     position = 0
     for match in _TOKEN.finditer(pattern):
@@ -49,7 +60,7 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
         position = match.end()
     parts.append(re.escape(pattern[position:]))
     body = "".join(parts)
-    if pattern.endswith("/"):
+    if pattern.endswith("/") and not exact:
         body += ".*"  # a trailing slash names a subtree, as it does in route patterns
     return re.compile(body)
 

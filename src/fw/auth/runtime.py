@@ -65,10 +65,12 @@ def find(app: object | None = None) -> RunningAuth | None:
 
 
 def _configured() -> tuple[AuthSettings | None, MiddlewareSettings]:
-    """Outside a running App, the parsed configuration is the only place settings come from."""
+    """Outside a running App, the parsed configuration is the only place settings come from; a
+    management script that did not call ``fw.parse_config`` gets it read as a started App would."""
     from fw.auth.configured import configured_middleware
-    from fw.configuration import config
+    from fw.configuration import config, ensure_parsed
 
+    ensure_parsed()
     try:
         auth: AuthSettings | None = config(AuthSettings)
     except LookupError:

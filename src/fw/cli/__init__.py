@@ -97,32 +97,39 @@ def cmd_doctor(project: Project, rest: list[str]) -> int:
     its TTL setting, as ``fw migrate`` does), then checks.
     """
     from fw import configuration
+    from fw.cli.devonly import parse_without_dev
     from fw.generate.checks import generated_problems
 
     fix = "--fix" in rest
     rest = [argument for argument in rest if argument != "--fix"]
     app = _the_app(project)
-    configuration.parse_config(rest)
+    missing = parse_without_dev(lambda: configuration.parse_config(rest))
     if fix:
         for line in asyncio.run(_migrate_cloud_stores()):
             print(f"fixed: {line}")
     problems = configuration.doctor_report()
+    if missing:  # fw dev sets them; anywhere else fw run would refuse to start without them
+        level = "warning" if configuration.current_app_env() == "dev" else "error"
+        problems.insert(0, f"{level}: {missing.line()}")
     problems.extend(generated_problems(project))
 
     async def check() -> None:
         await app.startup()
         try:
-            problems.extend(f"error: {refusal}" for refusal in await _probe(app))
+            if not missing:  # with fw dev's stand-ins there is no provider to contact
+                problems.extend(f"error: {refusal}" for refusal in await _probe(app))
         finally:
             await app.shutdown()
 
     try:
         asyncio.run(check())
     except StartupError as error:
-        problems.append(f"error: {error}")
+        if error.key not in missing.keys:  # else it refused a stand-in, already reported as not set
+            problems.append(f"error: {error}")
     for line in problems:
         print(line)
-    for line in _doctor_checked(project, app, configuration.doctor_checked()):
+    standing_in = f", with stand-ins for {', '.join(missing.names)} (no provider contacted)"
+    for line in _doctor_checked(project, app, configuration.doctor_checked(), standing_in if missing else ""):
         print(f"checked: {line}")
     if any(line.startswith("error") for line in problems):
         return 1
@@ -136,7 +143,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def _doctor_checked(project: Project, app: App, configuration: str) -> list[str]:
+def _doctor_checked(project: Project, app: App, configuration: str, standing_in: str = "") -> list[str]:
     """What ``fw doctor`` looked at, so "no problems found" says what was found clean."""
     from fw.generate.checks import generated_files
 
@@ -150,7 +157,7 @@ def _doctor_checked(project: Project, app: App, configuration: str) -> list[str]
     return [
         configuration,
         f"generated code: {generated} written by fw generate, each current for this fw and importable",
-        f"startup: {startup}, as fw run checks them before serving",
+        f"startup: {startup}, as fw run checks them before serving{standing_in}",
     ]
 
 
@@ -171,6 +178,7 @@ async def _probe(app: App) -> list[StartupError]:
 def cmd_migrate(project: Project, rest: list[str]) -> int:
     """Apply pending framework and application migrations; ``fw migrate new MESSAGE`` adds a revision."""
     from fw import configuration
+    from fw.cli.devonly import parse_without_dev
     from fw.rdb.migrate import application_chain, new_revision, upgrade
 
     application = application_chain(project.root)
@@ -181,7 +189,8 @@ def cmd_migrate(project: Project, rest: list[str]) -> int:
             return _fail('usage: fw migrate new "what the revision does"')
         print(f"wrote {new_revision(application, rest[1])}")
         return 0
-    configuration.parse_config(rest)
+    # Only the database settings matter here: the provider variables fw dev sets may be missing.
+    parse_without_dev(lambda: configuration.parse_config(rest))
     for line in asyncio.run(upgrade(application=application)):
         print(line)
     for line in asyncio.run(_migrate_cloud_stores()):
@@ -211,6 +220,13 @@ async def _migrate_cloud_stores() -> list[str]:
     return await create_table(configured_middleware().dynamo)
 
 
+def cmd_token(project: Project, rest: list[str]) -> int:
+    """Print an access token the project's ``fw dev`` server accepts (``jwt_only``, development only)."""
+    from fw.cli.token import run_token
+
+    return run_token(project, rest, import_app=_import_app)
+
+
 def cmd_init(_project: Project | None, rest: list[str]) -> int:
     """Create a new project (``fw init --help``); it works where no ``pyproject.toml`` exists yet."""
     from fw.scaffold import ScaffoldError, scaffold
@@ -235,11 +251,14 @@ def cmd_routes(project: Project, rest: list[str]) -> int:
     from starlette.routing import Route
 
     from fw import configuration
+    from fw.cli.devonly import parse_without_dev
     from fw.cli.routetable import ProtectionRules, bound_types, render, route_rows
     from fw.settings import AuthSettings
 
     app = _the_app(project)
-    configuration.parse_config(rest)
+    missing = parse_without_dev(lambda: configuration.parse_config(rest))
+    if missing:  # the routes do not depend on the provider's address or client
+        sys.stderr.write(f"fw: {missing.line()}\n")
     served = app.build()
     assert isinstance(served, Starlette)
     for ext in app.extensions:
@@ -258,6 +277,13 @@ def cmd_routes(project: Project, rest: list[str]) -> int:
         sys.stderr.write(f"fw: {error}\n")
     print(render(route_rows(served.routes, app.entries, rules, binds, own)))
     return 0
+
+
+def cmd_passkey(project: Project, rest: list[str]) -> int:
+    """``fw passkey bootstrap LOGIN_ID``: a bootstrap credential for a ``passkey_only`` project."""
+    from fw.cli.passkey import run_passkey
+
+    return run_passkey(project, rest, _the_app)
 
 
 def cmd_completion(_project: Project | None, rest: list[str]) -> int:
@@ -279,8 +305,10 @@ COMMANDS = {
     "doctor": (cmd_doctor, "check configuration and startup preconditions (--fix: create a DynamoDB table)"),
     "migrate": (cmd_migrate, "apply pending database migrations"),
     "routes": (cmd_routes, "print the route table: methods, path, protection, bound request type"),
+    "passkey": (cmd_passkey, "issue a bootstrap credential: fw passkey bootstrap LOGIN_ID (passkey_only)"),
     "init": (cmd_init, "create a new project (fw init --help)"),
     "completion": (cmd_completion, "print a shell completion script: fw completion bash|zsh|fish"),
+    "token": (cmd_token, "print an access token the fw dev server accepts (a bearer-token API)"),
 }
 
 

@@ -50,7 +50,7 @@ class ProtectionRules:
         """How a request to route ``path`` is treated: the rule that decides, or ``public``."""
         if not self.enabled:
             return "public (auth off)"
-        sample = _PARAMETER.sub("x", path)
+        sample = _PARAMETER.sub("x", path).removesuffix("{$}")  # a route "/{$}" answers "/" alone
         covering = next((p for p in self.include if compile_pattern(p).fullmatch(sample)), None)
         if covering is None:
             return "public"

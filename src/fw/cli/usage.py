@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 HELP_WORDS = ("-h", "--help")
 #: The commands that pass the rest of the command line on as configuration options.
-CONFIGURED = ("run", "dev", "doctor", "migrate", "routes")
+CONFIGURED = ("run", "dev", "doctor", "migrate", "routes", "passkey")
 
 _CONFIGURATION = """
 Configuration options: every key of the application's configuration is an option here as well
@@ -46,10 +46,17 @@ every startup check runs and the startup summary is printed before anything list
 configuration or startup error prints one line and exits 1.""",
     ),
     "dev": (
-        "fw [--project DIR] dev [CONFIGURATION OPTIONS]",
+        "fw [--project DIR] dev [--no-reload] [CONFIGURATION OPTIONS]",
         """Serve for development: as fw run, after regenerating stale generated code, applying pending
 database migrations, and starting the development identity provider when [tool.fw.dev.idp]
-enabled = true (its variables are injected for the configured auth.mode).""",
+enabled = true (its variables are injected for the configured auth.mode).
+
+The app reloads on change: a saved Python source, config*.toml, .env file or pyproject.toml
+regenerates what is stale (as fw generate) and restarts the app in a new process; the
+development provider keeps running, so a signed-in browser stays signed in. A change that does
+not load is printed and the last good app keeps serving.
+
+  --no-reload   serve from this one process and do not watch for changes""",
     ),
     "doctor": (
         "fw [--project DIR] doctor [--fix] [CONFIGURATION OPTIONS]",
@@ -66,7 +73,9 @@ checked; exits 1 when any finding is an error.
         'fw [--project DIR] migrate [CONFIGURATION OPTIONS]\n       fw [--project DIR] migrate new "MESSAGE"',
         """Apply pending migrations to the configured database (middleware.rdb.dsn): fw's own tables,
 then the application's revisions in the [tool.fw] migrations directory; create the DynamoDB table
-when auth.backend or session.backend is dynamo.
+when auth.backend or session.backend is dynamo. Only the database settings are needed (the
+identity provider's variables that fw dev sets may be missing). A database that a later release
+migrated is refused in one line naming its revision and this code's head. Run it before fw doctor.
 
   new "MESSAGE"   write a new, empty application revision (needs [tool.fw] migrations)""",
     ),
@@ -74,6 +83,31 @@ when auth.backend or session.backend is dynamo.
         "fw [--project DIR] routes [CONFIGURATION OPTIONS]",
         """Print the route table the App serves with this configuration: methods, path, protection (how
 [auth.protection] treats the path), the request type the handler binds, and the handler.""",
+    ),
+    "token": (
+        "fw [--project DIR] token [--sub SUB] [--scope S ...] [--ttl 15m] [--audience A ...]",
+        """Print an access token that the project's fw dev server accepts, for curl and API clients of a
+bearer-token API (auth.mode = jwt_only, the api preset): signed with the key of the development
+token issuer that fw dev serves (kept in the project's git-ignored .fw/), for that issuer's URL,
+the audience and token type the configuration expects and its required scopes. Only the token
+goes to stdout: curl -H "Authorization: Bearer $(fw token)" http://127.0.0.1:8000/me
+
+  --sub SUB        the caller's subject (default: alice, a development user)
+  --scope S        a scope the token grants; repeat it (default: auth.jwt.required_scopes)
+  --ttl 15m        how long the token lives (default 15m, at most auth.jwt.max_token_lifetime)
+  --audience A     the audience; repeat it (default: the first of auth.jwt.audience)
+
+It refuses outside APP_ENV=dev, and before fw dev has created the issuer's key.""",
+    ),
+    "passkey": (
+        "fw [--project DIR] passkey bootstrap LOGIN_ID [--recovery] [--account ID] [CONFIGURATION OPTIONS]",
+        """Issue a bootstrap credential in a passkey_only project (fw.auth.issue_bootstrap_credential on
+the configured store) and print the login ID, the one-time secret (shown once: fw keeps only its
+digest), its expiry and the sign-in URL (auth.login_path on the passkey origin that has
+server.port). The person enters them there and registers a passkey. Run fw migrate first.
+
+  --recovery     a credential that adds a passkey to the existing account of LOGIN_ID
+  --account ID   enrol into this account ID instead of fw's own account for LOGIN_ID""",
     ),
     "completion": (
         "fw completion {bash,zsh,fish}",

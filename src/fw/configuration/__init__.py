@@ -13,6 +13,7 @@ summary, :func:`register_removed_key` refuses a key that was removed, and
 from __future__ import annotations
 
 from fw.configuration import registry
+from fw.configuration.activity import register_inactive_hook
 from fw.configuration.advisory import Advisory, AdvisoryContext, register_advisories
 from fw.configuration.choices import extend_choices
 from fw.configuration.registry import (
@@ -35,6 +36,9 @@ from fw.configuration.registry import (
     summary_items,
 )
 from fw.configuration.removed import register_removed_key
+from fw.configuration.stores import unused_store_tables
+
+register_inactive_hook(unused_store_tables)  # the summary lists only the store tables in use
 
 
 def doctor_report() -> list[str]:

@@ -388,6 +388,15 @@ def current_app_env() -> str:
     return _state.app_env
 
 
+def key_of_variable(name: str) -> str | None:
+    """The registered key the environment variable ``name`` sets, or ``None``."""
+    for loader in registered_loaders():
+        for spec in loader.fields:
+            if spec.env == name:
+                return spec.key
+    return None
+
+
 def source_of(key: str) -> str:
     """The winning source of ``key``: ``default``, ``file:PATH:LINE``, ``env:NAME``, ``option:--x``."""
     if not _state.parsed or _state.resolved is None:

@@ -52,13 +52,16 @@ class ExpandError(ValueError):
 class UndefinedVariables(ConfigError):
     """The ``${NAME}`` references of a file whose variables are not set, all of them at once.
 
-    ``names`` lists each variable once, in file order. One reference reads as before
-    (``auth.jwt.issuer: undefined variable AUTH_JWT_ISSUER in ${AUTH_JWT_ISSUER} (from
-    file:PATH:LINE)``); several name the file once and every variable with its keys and lines.
+    ``names`` lists each variable once, in file order, and ``keys`` the keys that reference them.
+    One reference reads as before (``auth.jwt.issuer: undefined variable AUTH_JWT_ISSUER in
+    ${AUTH_JWT_ISSUER} (from file:PATH:LINE)``); several name the file once and every variable
+    with its keys and lines.
     """
 
     def __init__(self, path: str, found: Sequence[tuple[str, str, int]]) -> None:
         self.names = tuple(dict.fromkeys(name for name, _, _ in found))
+        #: The keys whose values reference them.
+        self.keys = frozenset(key for _, key, _ in found)
         if len(found) == 1:
             name, key, line = found[0]
             super().__init__(key, f"file:{path}:{line}", f"undefined variable {name} in ${{{name}}}")

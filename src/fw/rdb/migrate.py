@@ -109,11 +109,44 @@ def _heads(connection: Any, chain: Chain) -> tuple[str, ...]:
     return tuple(context.get_current_heads())
 
 
-def _apply(connection: Any, chain: Chain) -> list[str]:
+class NewerDatabase(StartupError):
+    """The database records a revision of ``chain`` that this code does not have: it was migrated
+    by a newer release (a rollback of the code, or an old process). Nothing is applied; the line
+    names the database's revision and the code's head instead of Alembic's "Can't locate revision"."""
+
+    def __init__(self, chain: Chain, target: str, found: tuple[str, ...], heads: tuple[str, ...]) -> None:
+        unknown = ", ".join(found)
+        head = ", ".join(heads) or "none"
+        super().__init__(
+            chain.key,
+            target if chain is FRAMEWORK else str(chain.versions),
+            f"the database is at {chain.name} revision {unknown}, newer than this code (its head is "
+            f"{head}): it was migrated by a later release; run that release, or restore the database "
+            "from before the upgrade",
+        )
+
+
+def _unknown(script: ScriptDirectory, revisions: tuple[str, ...]) -> tuple[str, ...]:
+    """The recorded revisions that no revision file of ``script`` defines."""
+    unknown: list[str] = []
+    for revision in revisions:
+        try:
+            found = script.get_revision(revision)
+        except CommandError:
+            found = None
+        if found is None:
+            unknown.append(revision)
+    return tuple(unknown)
+
+
+def _apply(connection: Any, chain: Chain, target: str = "") -> list[str]:
     """Upgrade one chain to its heads on an open connection; one line per applied revision."""
     config = chain.config()
     script = ScriptDirectory.from_config(config)
     before = _heads(connection, chain)
+    unknown = _unknown(script, before)
+    if unknown:
+        raise NewerDatabase(chain, target, unknown, tuple(script.get_heads()))
     config.attributes["connection"] = connection
     command.upgrade(config, "heads")
     after = _heads(connection, chain)
@@ -124,8 +157,12 @@ def _apply(connection: Any, chain: Chain) -> list[str]:
 async def _apply_committed(conn: AsyncConnection, chain: Chain, target: str) -> list[str]:
     """Apply one chain in its own transaction; any failure undoes that chain's work alone."""
     try:
-        lines = await conn.run_sync(_apply, chain)
+        lines = await conn.run_sync(_apply, chain, target)
         await conn.commit()
+    except NewerDatabase:
+        with contextlib.suppress(Exception):
+            await conn.rollback()
+        raise
     except Exception as error:
         with contextlib.suppress(Exception):
             await conn.rollback()

@@ -67,19 +67,26 @@ async def issue_bootstrap_credential(
     async with auth_for_call(app) as running:
         auth = running.auth
         if auth is None or not auth.enabled or auth.mode != "passkey_only":
-            raise RuntimeError("bootstrap credentials exist only with auth.mode = passkey_only")
+            has = "auth.enabled = false" if auth is None or not auth.enabled else f"auth.mode = {auth.mode}"
+            raise RuntimeError(
+                f"bootstrap credentials exist only with auth.mode = passkey_only; the configuration has {has}"
+            )
         if purpose == "initial_passkey" and auth.registration.policy == "disabled":
             raise RuntimeError(
                 "auth.registration.policy = disabled: no new accounts are enrolled; "
                 'issue purpose="recovery_passkey" for an existing account'
             )
         store = running.store
+        if running.app is None:  # a store opened for this call: tables not migrated say so, not SQL
+            await store.require(("accounts", "bootstrap"))
         if account_id is None:
             link = AccountLink(PASSKEY_ISSUER, login_id, display_name=login_id)
             account = await store.accounts.resolve(link, create=purpose == "initial_passkey", active=False)
             if account is None:
                 raise LookupError(f"no account has the login ID {login_id!r}; issue an initial_passkey")
             account_id = account.account_id
+        elif await store.accounts.get(account_id) is None:
+            raise LookupError(f"no account has the ID {account_id!r}")
         secret = secrets.token_urlsafe(32)
         now = datetime.now(UTC)
         expires_at = now + auth.bootstrap.issue_ttl

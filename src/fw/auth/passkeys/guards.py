@@ -32,10 +32,9 @@ def passkey_endpoint(origins: tuple[str, ...]) -> Callable[[Endpoint], Endpoint]
         @wraps(endpoint)
         async def guarded(request: Request) -> Response:
             try:
-                if request.headers.get("origin") not in origins:
-                    raise Problem(
-                        "this origin may not run passkey ceremonies", status=403, code="cross_origin"
-                    )
+                origin = request.headers.get("origin")
+                if origin not in origins:
+                    raise refused_origin(origin, origins)
                 response = await endpoint(request)
             except Problem as problem:
                 response = problem.response()
@@ -45,6 +44,18 @@ def passkey_endpoint(origins: tuple[str, ...]) -> Callable[[Endpoint], Endpoint]
         return guarded
 
     return wrap
+
+
+def refused_origin(origin: str | None, origins: tuple[str, ...]) -> Problem:
+    """403 naming the origin to use: WebAuthn runs only on an origin of the relying party, so a
+    page opened at http://127.0.0.1:8000 must be opened at http://localhost:8000 instead."""
+    shown = origin if origin and len(origin) <= 200 else "this page's origin"
+    where = " or ".join(origins)
+    return Problem(
+        f"{shown} may not run passkey ceremonies: open this site at {where} (auth.passkey.origins)",
+        status=403,
+        code="cross_origin",
+    )
 
 
 async def read_json(request: Request, *, optional: bool = False) -> Any:
