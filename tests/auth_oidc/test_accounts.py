@@ -40,7 +40,7 @@ def test_a_different_identity_claim_links_by_that_claim(browser: Build, idp: Tes
 
 def test_an_identity_without_the_identity_claim_is_refused(browser: Build) -> None:
     client, _ = browser(oidc={"identity_claim": "employee_id"})
-    response = client.login("alice")
+    response = client.login("alice", allow_failure=True)
     assert response.status_code == 400
     assert client.get("/me").json() == {"signed_in": False}
 
@@ -50,7 +50,7 @@ def test_admission_claim_admits_only_matching_identities(browser: Build, idp: Te
 
     idp.add_user(DevUser("staff", "Staff", "s@example.test", {"groups": ["staff", "x"]}))
     client, _ = browser(oidc={"admission": "claim", "claim": Claim("/groups", ["staff"], "any")})
-    refused = client.login("alice")
+    refused = client.login("alice", allow_failure=True)
     assert refused.status_code == 403 and refused.json()["code"] == "not_admitted"
     assert client.login("staff").status_code == 200
     assert client.get("/me").json()["signed_in"] is True
@@ -58,7 +58,7 @@ def test_admission_claim_admits_only_matching_identities(browser: Build, idp: Te
 
 def test_admission_registered_reads_the_allow_list(store_browser: Build, idp: TestIdentityProvider) -> None:
     client, _ = store_browser(oidc={"admission": "registered"})
-    assert client.login("bob").status_code == 403
+    assert client.login("bob", allow_failure=True).status_code == 403
     # From a script, as an operator would: the configured store, not the running App's handle.
     asyncio.run(admission.allow(idp.issuer, "sub", "bob"))
     assert client.login("bob").status_code == 200
@@ -69,13 +69,13 @@ def test_admission_existing_admits_only_known_accounts(store_browser: Build) -> 
     open_client, _ = store_browser()
     open_client.login("alice")
     client, _ = store_browser(oidc={"admission": "existing", "auto_provision": False})
-    assert client.login("bob").status_code == 403
+    assert client.login("bob", allow_failure=True).status_code == 403
     assert client.login("alice").status_code == 200
 
 
 def test_auto_provision_false_refuses_unknown_identities(browser: Build) -> None:
     client, _ = browser(oidc={"auto_provision": False})
-    response = client.login("alice")
+    response = client.login("alice", allow_failure=True)
     assert response.status_code == 403
 
 
@@ -101,7 +101,7 @@ def test_an_application_resolver_maps_identities_to_its_accounts(browser: Build,
     assert (
         seen[0].claim == "sub" and seen[0].create is True and seen[0].claims["email"] == "alice@example.test"
     )
-    assert client.login("bob").status_code == 403
+    assert client.login("bob", allow_failure=True).status_code == 403
 
 
 def test_a_suspended_account_loses_its_session_at_the_next_reread(browser: Build) -> None:
@@ -173,7 +173,7 @@ def test_an_account_store_failure_during_login_is_a_503(browser: Build) -> None:
 
     fw.auth.set_account_resolver(resolve)
     client, _ = browser()
-    assert client.login("alice").status_code == 503
+    assert client.login("alice", allow_failure=True).status_code == 503
     assert client.get("/me").json() == {"signed_in": False}
 
 
@@ -184,7 +184,7 @@ def test_the_default_account_table_suspends_accounts(store_browser: Build) -> No
 
     assert asyncio.run(accounts.set_account_active(account_id, False))  # from a script: the configured store
     assert client.get("/me").json() == {"signed_in": False}
-    assert client.login("alice").status_code == 403
+    assert client.login("alice", allow_failure=True).status_code == 403
 
 
 def test_an_app_given_its_own_resolver_uses_it_while_other_apps_keep_the_process_default(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import httpx2
 import pytest
@@ -38,8 +39,9 @@ def make_app() -> fw.App:
 
 
 @pytest.fixture
-def client() -> TestClient:
-    return TestClient(make_app(), raise_server_exceptions=False)
+def client() -> Iterator[TestClient]:
+    with configured(), TestClient(make_app(), raise_server_exceptions=False) as client:
+        yield client
 
 
 def assert_page(response: httpx2.Response, status: int, title: str) -> str:

@@ -326,9 +326,27 @@ def _given_file(cli: ParsedArgs, toml: str, environ: Mapping[str, str]) -> FileL
     return parse_file(toml, TOML_SOURCE, environ) if toml else None
 
 
+#: Told before :func:`ensure_parsed` parses on its own (see :func:`watch_implicit_parse`).
+_implicit_parse_watcher: typing.Callable[[], None] | None = None
+
+
+def watch_implicit_parse(watcher: typing.Callable[[], None] | None) -> typing.Callable[[], None] | None:
+    """Have ``watcher`` called each time :func:`ensure_parsed` is about to read the default files
+    and the environment because nothing was parsed; returns the watcher it replaces.
+
+    fw's pytest plugin warns there: in a test, that parse is a missing ``fw.testing.configured``.
+    The watcher is not configuration state, so ``configured`` blocks and :func:`restore` keep it.
+    """
+    global _implicit_parse_watcher
+    previous, _implicit_parse_watcher = _implicit_parse_watcher, watcher
+    return previous
+
+
 def ensure_parsed() -> None:
     """Parse with no arguments when nothing parsed yet (the App started under a plain ASGI server)."""
     if not _state.parsed:
+        if _implicit_parse_watcher is not None:
+            _implicit_parse_watcher()
         parse_config([])
 
 

@@ -18,6 +18,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.testclient import TestClient
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fw.testing.signin import check_signed_in
+
 
 class SignInProvider(Protocol):
     """A test provider: where it listens, and who it signs in without asking."""
@@ -140,9 +142,20 @@ class BrowserClient(TestClient):
         self.route.close()
 
     def login(
-        self, sub: str | None = None, *, next: str | None = None, login_path: str = "/auth/login"
+        self,
+        sub: str | None = None,
+        *,
+        next: str | None = None,
+        login_path: str = "/auth/login",
+        allow_failure: bool = False,
     ) -> httpx2.Response:
-        """Sign in as ``sub`` (default: the preset user) and follow the flow to its landing page."""
+        """Sign in as ``sub`` (default: the preset user) and follow the flow to its landing page.
+
+        A sign-in that ends in an error status or stops at the provider raises
+        :class:`fw.testing.SignInFailed` with the status, URL and answer, so the test stops
+        here rather than at a later, unrelated assert. ``allow_failure=True`` returns the last
+        response instead, for a test about the failure itself.
+        """
         if sub is not None:
             if self.provider is None:
                 raise TypeError(
@@ -151,7 +164,10 @@ class BrowserClient(TestClient):
             self.provider.login_user(sub)
         params = {"next": next} if next is not None else None
         response: httpx2.Response = self.get(login_path, params=params, follow_redirects=True)
-        return response
+        if allow_failure:
+            return response
+        same_origin = self.route.origin == str(self.base_url).rstrip("/")
+        return check_signed_in(response, None if same_origin else self.route.origin)
 
     def logout(
         self, *, logout_path: str = "/auth/logout", data: dict[str, str] | None = None

@@ -15,6 +15,16 @@ from collections.abc import Iterator, Mapping, Sequence
 import fw.configuration.registry as registry
 
 
+class UnconfiguredAppWarning(UserWarning):
+    """Under fw's pytest plugin: a test made fw read its configuration implicitly (an App
+    started, or ``fw.config`` read, with no :func:`configured` block in force and nothing
+    parsed). That configuration depends on where the test runs: ``config.dev.toml``, ``.env``
+    and the shell's variables from the project folder, defaults (auth off) from anywhere else.
+
+    Make it an error for a whole suite with ``filterwarnings = ["error::fw.testing.UnconfiguredAppWarning"]``.
+    """
+
+
 @contextlib.contextmanager
 def configured(
     *, toml: str = "", env: Mapping[str, str] | None = None, argv: Sequence[str] = ()

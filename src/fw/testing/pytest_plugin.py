@@ -1,16 +1,28 @@
-"""pytest plugin: regenerate stale binders and config loaders before an application's tests run.
+"""pytest plugin: regenerate stale binders and config loaders before an application's tests run,
+and warn when a test lets fw read its configuration implicitly.
 
 Registered through the ``pytest11`` entry point, so an application gets it by installing fw.
-It acts only when the tests run inside a project whose ``pyproject.toml`` has ``[tool.fw]``, and
-before the first ``conftest.py`` is imported: a conftest that imports the application would
-otherwise load the old generated modules, and this run would still fail as stale.
+Regeneration acts only when the tests run inside a project whose ``pyproject.toml`` has
+``[tool.fw]``, and before the first ``conftest.py`` is imported: a conftest that imports the
+application would otherwise load the old generated modules, and this run would still fail as stale.
+
+An App started in a test without :func:`fw.testing.configured` parses the configuration as a
+server would: ``config.dev.toml``, ``.env`` and the shell from the project folder, nothing from
+anywhere else (auth off), so the same test passes or fails depending on where it runs. The
+plugin turns that parse into a :class:`fw.testing.UnconfiguredAppWarning` at the test's line.
 """
 
 from __future__ import annotations
 
+import os
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from fw.configuration import registry
+from fw.testing.configuration import UnconfiguredAppWarning
 
 
 def regenerate(rootpath: Path) -> None:
@@ -33,3 +45,51 @@ def regenerate(rootpath: Path) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     regenerate(Path(str(early_config.rootpath)))
+
+
+#: The test running now (at most one), where an implicit parse is reported; empty between tests.
+_running: list[pytest.Item] = []
+#: The watcher in place before this plugin's, put back when the run ends (pytester nests runs).
+_previous: list[Callable[[], None] | None] = []
+
+
+def warn_unconfigured() -> None:
+    """Warn that configuration is about to be parsed implicitly, at the running test's line."""
+    where = f" in {_running[-1].nodeid}" if _running else ""
+    message = (
+        f"fw parsed its configuration implicitly{where}: no fw.testing.configured(...) block was in "
+        f"force, so it read config.dev.toml, .env and the environment as seen from {os.getcwd()} "
+        "(run from another folder, the same test gets defaults and auth off). Build and start the "
+        "App inside `with fw.testing.configured(toml=..., env=...):`."
+    )
+    if not _running:
+        warnings.warn(UnconfiguredAppWarning(message), stacklevel=3)
+        return
+    item = _running[-1]
+    path, line, _ = item.location
+    module = getattr(item, "module", None)
+    warnings.warn_explicit(
+        UnconfiguredAppWarning(message),
+        UnconfiguredAppWarning,
+        str(Path(str(item.config.rootpath)) / path),
+        (line or 0) + 1,
+        module=getattr(module, "__name__", None),
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _previous.append(registry.watch_implicit_parse(warn_unconfigured))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _previous:
+        registry.watch_implicit_parse(_previous.pop())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> None:
+    _running[:] = [item]  # returns None: the default protocol still runs the test
+
+
+def pytest_runtest_logfinish() -> None:
+    _running.clear()
