@@ -4,7 +4,8 @@ The matrix is not a sample: it is every ``(preset, auth, session, db)`` that
 :func:`fw.scaffold.init_options` accepts, found by asking it about every value of every option
 (and the option left out). Projects are generated into a temporary directory, each under a
 package name of its own, and the projects needing the same servers run their tests in one
-pytest child process with the servers' ``TEST_*`` variables set. A combination whose servers
+pytest child process with the servers' ``TEST_*`` variables set, the projects' own pytest
+options and every warning an error. A combination whose servers
 are absent here is skipped with the reason the server fixture gives.
 """
 
@@ -15,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -135,17 +137,22 @@ class Matrix:
     def _run(self, group: tuple[str, ...], addresses: dict[str, str]) -> GroupRun:
         folder = self.base / ("-".join(group) or "no-server")
         folder.mkdir()
-        (folder / "pytest.ini").write_text("[pytest]\n")  # this folder is the rootdir, not fw's repo
         members = [c for c in COMBINATIONS if services(_options(folder / c.folder, c)) == group]
         with ThreadPoolExecutor(max_workers=2) as pool:  # each scaffold waits on two child processes
             list(pool.map(lambda c: scaffold(_options(folder / c.folder, c)), members))
+        # This folder is the rootdir, not fw's repo: the projects' own pytest options, minus the
+        # paths (PYTHONPATH names every project's src).
+        with (folder / members[0].folder / "pyproject.toml").open("rb") as handle:
+            own = tomllib.load(handle)["tool"]["pytest"]["ini_options"]
+        options = [f"{key} = {value}" for key, value in own.items() if key not in ("testpaths", "pythonpath")]
+        (folder / "pytest.ini").write_text("[pytest]\n" + "\n".join(options) + "\n")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(str(folder / c.folder / "src") for c in members)
         for variable in SERVICE_VARIABLES.values():  # only this group's servers are named
             env.pop(variable, None)
         env.update({SERVICE_VARIABLES[service]: addresses[service] for service in group})
         tests = [f"{c.folder}/tests/test_app.py" for c in members]
-        command = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"]
+        command = [sys.executable, "-m", "pytest", "-W", "error", "-q", "-rA", "-p", "no:cacheprovider"]
         result = subprocess.run(
             [*command, "--import-mode=importlib", *tests],
             cwd=folder,

@@ -1,8 +1,10 @@
 """``fw init``: a new, runnable fw project in one command.
 
 A project gets a package under ``src/`` with its App (``main.py``), one registered config
-dataclass (``settings.py``), a handler with a bound request (``handlers/``), ``config.dev.toml``,
-tests using :mod:`fw.testing`, and the files fw generates from those. Presets: ``web`` (browser
+dataclass (``settings.py``), a handler with a bound request (``handlers/``), ``config.dev.toml``
+and ``config.prod.toml``, a README, tests using :mod:`fw.testing`, and the files fw generates
+from those; web projects get Jinja2 pages extending one layout and ``static/`` files. The text
+of every file comes from template files (:mod:`fw.scaffold.render`). Presets: ``web`` (browser
 pages, sign-in with OpenID Connect by default) and ``api`` (JSON; a bearer-token API, jwt_only,
 by default; with browser login, protected paths answer 401 instead of redirecting).
 ``--session`` and ``--db`` choose the stores (:mod:`fw.scaffold.storage`). Existing files are never
@@ -40,11 +42,16 @@ def scaffold(options: InitOptions) -> list[Path]:
     for relative, text in sources.items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
         written.append(path)
     finish.generate(root)
     example = root / ".env.example"
-    example.write_text(finish.env_example(root, options.name, sources["config.dev.toml"]), encoding="utf-8")
+    configs = {file: sources[file] for file in ("config.dev.toml", "config.prod.toml")}
+    texts = {file: text for file, text in configs.items() if isinstance(text, str)}
+    example.write_text(finish.env_example(root, options.name, texts), encoding="utf-8")
     if options.session == "cookie":
         key = secrets.token_urlsafe(32)
         note = "# The key sealing session cookies (fw init drew it; never commit this file)."

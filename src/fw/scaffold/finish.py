@@ -14,13 +14,20 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
-import fw.scaffold.templates as t
 from fw.scaffold.options import ScaffoldError
+from fw.scaffold.render import render
 
 #: Generous: the children only import the project and fw, but CI machines can be slow.
 _TIMEOUT = 120.0
+#: What the variables that only the scaffold's config files introduce hold (no setting reads them).
+_MEANING = {
+    "DATABASE_URL": "the SQL database (postgresql://user:password@host:5432/name)",
+    "REDIS_URL": "the Redis server of the sessions (redis://:password@host:6379/0)",
+    "PUBLIC_HOST": "the host name people browse (app.example.com): callback URL and passkey RP ID",
+}
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -56,28 +63,42 @@ def generate(root: Path) -> None:
     _run(root, ["-m", "fw.cli", "--project", str(root), "generate"], "fw generate")
 
 
-def env_example(root: Path, name: str, config_text: str) -> str:
+def references(config_texts: Mapping[str, str]) -> dict[str, list[str]]:
+    """Every ``${NAME}`` the config files reference (comments aside) -> the files naming it."""
+    found: dict[str, list[str]] = {}
+    for file, text in config_texts.items():
+        settings = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+        for variable in _REFERENCE.findall(settings):
+            if file not in found.setdefault(variable, []):
+                found[variable].append(file)
+    return found
+
+
+def env_example(root: Path, name: str, config_texts: Mapping[str, str]) -> str:
     """``.env.example``: the entries of the app's env template a developer sets or may change.
 
-    Variables ``config.dev.toml`` references as ``${NAME}`` are listed to be filled in; the
-    app's own settings are listed commented out (the file already gives them, and a value in
-    ``.env`` would silently win over it).
+    Every variable a config file (``config.dev.toml``, ``config.prod.toml``) references as
+    ``${NAME}`` is listed to be filled in, saying which files read it; the app's own settings
+    are listed commented out (the file already gives them, and a value in ``.env`` would
+    silently win over it).
     """
     template = _run(root, ["-m", f"{name}.main", "--generate-config", "env"], "--generate-config env")
-    settings = "\n".join(line for line in config_text.splitlines() if not line.lstrip().startswith("#"))
-    referenced = set(_REFERENCE.findall(settings))
+    referenced = references(config_texts)
     own = f"{name.upper()}_"
     blocks: list[str] = []
+    listed: set[str] = set()
     for block in template.split("\n\n"):
         lines = block.strip().splitlines()
         if not lines or "=" not in lines[-1] or lines[-1].startswith("#"):
             continue
         variable = lines[-1].partition("=")[0]
         if variable in referenced:
-            blocks.append("\n".join(lines))
+            files = " and ".join(referenced[variable])
+            blocks.append("\n".join([*lines[:-1], f"# referenced by {files}", lines[-1]]))
+            listed.add(variable)
         elif variable.startswith(own):
             blocks.append("\n".join([*lines[:-1], f"# {lines[-1]}"]))
-    missing = referenced - {block.splitlines()[-1].partition("=")[0] for block in blocks}
-    for variable in sorted(missing):  # a reference to a variable no setting reads
-        blocks.append(f"# referenced by config.dev.toml\n{variable}=")
-    return t.render(t.ENV_HEAD, {"name": name}) + "\n" + "\n\n".join(blocks) + "\n"
+    for variable in sorted(set(referenced) - listed):  # a reference to a variable no setting reads
+        meaning = f"# {variable}: {_MEANING[variable]}\n" if variable in _MEANING else ""
+        blocks.append(f"{meaning}# referenced by {' and '.join(referenced[variable])}\n{variable}=")
+    return render("project/env_head.j2", {"name": name}) + "\n" + "\n\n".join(blocks) + "\n"
