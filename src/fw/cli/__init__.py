@@ -241,7 +241,9 @@ def cmd_init(_project: Project | None, rest: list[str]) -> int:
     for path in written:
         print(f"wrote {path.relative_to(root)}")
     enter = "" if root == Path.cwd().resolve() else f"cd {options.directory} && "
-    print(f"next: {enter}pip install -e . && fw dev  (docs/getting-started.md)")
+    # In the virtual environment fw runs from (fw's README installs both there); the project's
+    # README.md gives the steps for a virtual environment of its own, its tests and signing in.
+    print(f"next: {enter}pip install -e . && fw dev  (the project's README.md says more)")
     return 0
 
 
