@@ -20,6 +20,7 @@ went through it gets the development rule.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -56,8 +57,14 @@ class CookiePolicy:
         """``Secure`` for this request: always, or everywhere but plain-http loopback development."""
         if self.always_secure:
             return True
-        return not (request.url.scheme == "http" and loopback_host_header(request.headers.get("host", "")))
+        # The scope's scheme is what ``request.url.scheme`` reads, without building the URL.
+        scheme = request.scope.get("scheme", "http")
+        return not (scheme == "http" and _loopback_host(request.headers.get("host", "")))
 
+
+#: Every request of a development App asks this of its Host header; a few hosts ever reach one
+#: App, so the answers are kept (bounded: a client sending arbitrary hosts only evicts them).
+_loopback_host = functools.lru_cache(maxsize=64)(loopback_host_header)
 
 #: The rule of a development App with a plain-http address (and of a request no middleware saw).
 DEVELOPMENT = CookiePolicy()

@@ -163,12 +163,13 @@ class BrowserSessionMiddleware:
         async def send_with_cookies(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                # A handler that rewrote the session (a step-up) sent the newer cookie: keep it.
-                prefix = f"{self.session_cookie}="
-                rewritten = any(h.startswith(prefix) for h in headers.getlist("set-cookie"))
-                for header in cookies:
-                    if not (rewritten and header.startswith(prefix)):
-                        headers.append("set-cookie", header)
+                if cookies:  # most signed-in answers have none: no Set-Cookie header is read
+                    # A handler that rewrote the session (a step-up) sent the newer cookie: keep it.
+                    prefix = f"{self.session_cookie}="
+                    rewritten = any(h.startswith(prefix) for h in headers.getlist("set-cookie"))
+                    for header in cookies:
+                        if not (rewritten and header.startswith(prefix)):
+                            headers.append("set-cookie", header)
                 renewal = _renewal(active, headers, secure, self.session_cookie)
                 if renewal:
                     headers.append("set-cookie", renewal)

@@ -20,6 +20,8 @@ RECONFIRM_COOKIE = "fw_reconfirm"
 
 
 _PROFILE_FIELDS = ("provider", "subject", "username", "avatar_url")
+#: A timestamp's types, as a tuple: ``int | float`` would be built again on every request.
+_NUMBER = (int, float)
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ class Sessions:
         summary = SessionSummary.from_record(record)
         created = record.get("created_at")
         last_seen = record.get("last_seen")
-        if summary is None or not isinstance(created, int | float) or not isinstance(last_seen, int | float):
+        if summary is None or not isinstance(created, _NUMBER) or not isinstance(last_seen, _NUMBER):
             return None
         now = time.time()
         if created + self.ttl <= now or (self.idle_timeout > 0 and last_seen + self.idle_timeout <= now):

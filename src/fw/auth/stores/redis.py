@@ -7,11 +7,13 @@ destroyed at once. Needs the ``redis`` extra.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
 import time
 
+import msgspec
 from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -31,7 +33,12 @@ from fw.auth.stores.tokens import (
 from fw.errors import StartupError
 
 URL_KEY = "session.redis_url"
+#: Seconds one command (connecting, sending, the reply) may take before Redis counts as unavailable.
+_TIMEOUT = 5.0
 _FAILURES = (RedisError, OSError)
+#: Reads a stored record on every signed-in request, several times faster than ``json.loads``
+#: (bad JSON raises a ``ValueError`` as there).
+_DECODE = msgspec.json.Decoder().decode
 
 # Write a session and index it under its account and its marks; an index lives as long as the
 # latest session listed in it.
@@ -43,6 +50,13 @@ for i = 2, #KEYS do
 end
 return 1
 """
+
+
+def _reason(error: BaseException) -> str:
+    """What went wrong, in words: a command cut off by :data:`_TIMEOUT` carries none of its own."""
+    if isinstance(error, TimeoutError) and not str(error):
+        return f"no answer from Redis within {_TIMEOUT:g} s"
+    return str(error)
 
 
 def _text(value: bytes | str) -> str:
@@ -57,8 +71,11 @@ class RedisSessions:
         self.prefix = prefix
         self._client: aioredis.Redis = aioredis.from_url(
             url,
-            socket_timeout=5,
-            socket_connect_timeout=5,
+            # Each command is bounded as a whole by :data:`_TIMEOUT` (``asyncio.timeout``): with a
+            # socket timeout, redis-py would wrap every send in ``asyncio.wait_for``, a task and two
+            # more turns of the event loop on each signed-in request.
+            socket_timeout=None,
+            socket_connect_timeout=_TIMEOUT,
             # A pooled connection that Redis closed (a restart, an idle timeout) fails once when
             # next used: the command is sent again, once, on a new connection. Every command here
             # is idempotent (SET of the same value, GET, DEL, SMEMBERS, SET NX), so the resend is
@@ -85,9 +102,10 @@ class RedisSessions:
         keys = [self._key(token)] + ([self._account_key(account_id)] if account_id else [])
         keys += [self._mark_key(mark) for mark in sorted(session_marks(record))]
         try:
-            await self._put_script(keys=keys, args=[payload, ttl_ms, token_digest(token)])
+            async with asyncio.timeout(_TIMEOUT):
+                await self._put_script(keys=keys, args=[payload, ttl_ms, token_digest(token)])
         except _FAILURES as error:
-            raise StoreUnavailable(str(error)) from None
+            raise StoreUnavailable(_reason(error)) from None
 
     async def save(self, record: Record, expires_at: float) -> str:
         token = new_token()
@@ -98,13 +116,14 @@ class RedisSessions:
         if not well_formed(value):
             return None
         try:
-            raw = await self._client.get(self._key(value))
+            async with asyncio.timeout(_TIMEOUT):
+                raw = await self._client.get(self._key(value))
         except _FAILURES as error:
-            raise StoreUnavailable(str(error)) from None
+            raise StoreUnavailable(_reason(error)) from None
         if raw is None:
             return None
         try:
-            return unexpired(json.loads(raw))
+            return unexpired(_DECODE(raw))
         except ValueError:
             return None
 
@@ -116,9 +135,10 @@ class RedisSessions:
         if not well_formed(value):
             return
         try:
-            await self._client.delete(self._key(value))
+            async with asyncio.timeout(_TIMEOUT):
+                await self._client.delete(self._key(value))
         except _FAILURES as error:
-            raise StoreUnavailable(str(error)) from None
+            raise StoreUnavailable(_reason(error)) from None
 
     async def delete_account(self, account_id: str) -> int:
         return await self._delete_listed(self._account_key(account_id))
@@ -129,31 +149,37 @@ class RedisSessions:
     async def _delete_listed(self, index: str) -> int:
         """Destroy the sessions a digest set lists, then the set."""
         try:
-            digests = await self._client.smembers(index)
+            async with asyncio.timeout(_TIMEOUT):
+                digests = await self._client.smembers(index)
             keys = [f"{self.prefix}{_text(digest)}" for digest in digests]
-            gone = int(await self._client.delete(*keys)) if keys else 0
-            await self._client.delete(index)
+            async with asyncio.timeout(_TIMEOUT):
+                gone = int(await self._client.delete(*keys)) if keys else 0
+            async with asyncio.timeout(_TIMEOUT):
+                await self._client.delete(index)
         except _FAILURES as error:
-            raise StoreUnavailable(str(error)) from None
+            raise StoreUnavailable(_reason(error)) from None
         return gone
 
     async def shared_key(self, offer: bytes | None = None) -> bytes:
         """``SET NX`` then ``GET``: every process ends up with the first process's key."""
         key = f"{self.prefix}{SHARED_KEY_ID}"
         try:
-            await self._client.set(key, offer or os.urandom(32), nx=True)
-            value = await self._client.get(key)
+            async with asyncio.timeout(_TIMEOUT):
+                await self._client.set(key, offer or os.urandom(32), nx=True)
+            async with asyncio.timeout(_TIMEOUT):
+                value = await self._client.get(key)
         except _FAILURES as error:
-            raise StoreUnavailable(str(error)) from None
+            raise StoreUnavailable(_reason(error)) from None
         if not isinstance(value, bytes) or len(value) != 32:
             raise StoreUnavailable(f"the shared key at {key} is not 32 bytes")
         return value
 
     async def check(self) -> None:
         try:
-            await self._client.ping()
+            async with asyncio.timeout(_TIMEOUT):
+                await self._client.ping()
         except _FAILURES as error:
-            raise StartupError(URL_KEY, self.url, f"Redis cannot be reached ({error})") from None
+            raise StartupError(URL_KEY, self.url, f"Redis cannot be reached ({_reason(error)})") from None
 
     async def close(self) -> None:
         await self._client.aclose()

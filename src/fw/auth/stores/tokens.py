@@ -45,7 +45,7 @@ def unexpired(data: object) -> Record | None:
     if not isinstance(data, dict):
         return None
     expires = data.pop("_exp", 0)
-    if not isinstance(expires, int | float) or expires <= time.time():
+    if not isinstance(expires, (int, float)) or expires <= time.time():
         return None
     return data
 
