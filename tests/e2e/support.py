@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -111,3 +112,15 @@ def fw_dev_example(example: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     command = [PYTHON, "-m", "fw.cli", "dev", "--server-port", str(port)]
     with serving(command, env=clean_env({"APP_ENV": "dev"}), cwd=workdir, ready_url=f"{origin}/", log=log):
         yield origin, log
+
+
+def sign_in_as_bob(browser: httpx2.Client, origin: str) -> None:
+    """Sign in as bob at the development provider, as a browser does; ends on /account."""
+    picker = browser.get(f"{origin}/account")
+    assert "Choose a user" in picker.text
+    action = re.search(r"<form method='post' action='([^']+)'>", picker.text)
+    assert action
+    hidden = dict(re.findall(r"<input type='hidden' name='([^']+)' value='([^']*)'>", picker.text))
+    account = browser.post(action.group(1), data={**hidden, "user": "bob"})
+    assert str(account.url) == f"{origin}/account"
+    assert "Bob Example" in account.text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from e2e.support import PYTHON, REPO, clean_env, free_port, fw_dev_example
+from e2e.support import PYTHON, REPO, clean_env, free_port, fw_dev_example, sign_in_as_bob
 
 
 @pytest.fixture
@@ -25,14 +24,7 @@ def test_fw_dev_serves_the_login_example_with_the_development_provider(dev_serve
     assert "development identity provider at http://127.0.0.1:" in output
     assert "applied fw_0002" in output
     with httpx2.Client(follow_redirects=True) as browser:
-        picker = browser.get(f"{origin}/account")
-        assert "Choose a user" in picker.text
-        action = re.search(r"<form method='post' action='([^']+)'>", picker.text)
-        assert action
-        hidden = dict(re.findall(r"<input type='hidden' name='([^']+)' value='([^']*)'>", picker.text))
-        account = browser.post(action.group(1), data={**hidden, "user": "bob"})
-        assert str(account.url) == f"{origin}/account"
-        assert "Bob Example" in account.text
+        sign_in_as_bob(browser, origin)
         signed_out = browser.post(f"{origin}/auth/logout", headers={"Origin": origin})
         assert "not signed in" in signed_out.text
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from e2e.support import PYTHON, clean_env, free_port, serving
+from e2e.support import PYTHON, clean_env, free_port, serving, sign_in_as_bob
 from fw.scaffold import init_options, scaffold
 
 #: Long enough for a reload on a loaded machine; every wait below ends as soon as it is met.
@@ -92,18 +92,6 @@ def _wait_for(what: str, check: Callable[[], bool], server: DevServer) -> None:
         time.sleep(0.2)
 
 
-def _sign_in(browser: httpx2.Client, origin: str) -> None:
-    """Sign in as bob at the development provider, as a browser does; ends on /account."""
-    picker = browser.get(f"{origin}/account")
-    assert "Choose a user" in picker.text
-    action = re.search(r"<form method='post' action='([^']+)'>", picker.text)
-    assert action
-    hidden = dict(re.findall(r"<input type='hidden' name='([^']+)' value='([^']*)'>", picker.text))
-    account = browser.post(action.group(1), data={**hidden, "user": "bob"})
-    assert str(account.url) == f"{origin}/account"
-    assert "Bob Example" in account.text
-
-
 def _add_title_field(root: Path) -> None:
     """Add a field to the request dataclass and use it in the handler, as a developer would."""
     models = root / "src" / "shop" / "models.py"
@@ -138,7 +126,7 @@ def test_a_new_request_field_is_bound_after_the_reload_and_the_browser_stays_sig
     tmp_path: Path,
 ) -> None:
     with _fw_dev(tmp_path) as server, httpx2.Client(follow_redirects=True) as browser:
-        _sign_in(browser, server.origin)
+        sign_in_as_bob(browser, server.origin)
         first = server.app_pids()
         assert first and first[0] != server.process.pid  # the app serves from a child process
         assert server.greet({"name": "Ann", "title": "Dr "}) == "Hello, Ann!"  # no such field yet

@@ -10,16 +10,11 @@ SQLAlchemy.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator
-
 import pytest
-from local_servers import NotInstalled
-from private_servers import PrivatePostgres, private_postgres
+from private_servers import PrivatePostgres
 
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.rdb import RdbStore
-from fw.rdb.migrate import upgrade
 from fw.testing import TestIdentityProvider
 from fw.testing.issuer import LocalIssuer
 
@@ -32,16 +27,6 @@ from .support import (
     browser_app,
     tokens,
 )
-
-
-@pytest.fixture
-def postgres() -> Iterator[PrivatePostgres]:
-    try:
-        with private_postgres() as server:
-            asyncio.run(upgrade(server.dsn))
-            yield server
-    except NotInstalled as missing:
-        pytest.skip(str(missing))
 
 
 def _go_down(server: PrivatePostgres, outage: str) -> None:

@@ -9,30 +9,15 @@ throw it away, and a revoked one never gets through.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
-from collections.abc import Iterator
 
-import pytest
 from auth_jwt.conftest import bearer
-from local_servers import NotInstalled
-from private_servers import PrivatePostgres, private_postgres
+from private_servers import PrivatePostgres
 
-from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
 
 from .support import RECOVERY, assert_tokens_served_again, bearer_api, tokens
-
-
-@pytest.fixture
-def postgres() -> Iterator[PrivatePostgres]:
-    try:
-        with private_postgres() as server:
-            asyncio.run(upgrade(server.dsn))
-            yield server
-    except NotInstalled as missing:
-        pytest.skip(str(missing))
 
 
 def test_a_postgresql_restart_under_a_stream_of_bearer_requests_never_answers_a_valid_token_401(
