@@ -214,6 +214,26 @@ def test_a_jwt_only_app_loads_no_other_modes_code_and_no_webauthn(
     assert under(loaded, "webauthn", "redis", "asyncpg", "aiobotocore", "google.cloud") == []
 
 
+def test_a_jwt_only_app_on_a_non_rdb_backend_loads_no_sqlalchemy_and_no_browser_assurance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in {**JWT_ONLY_ENV, "AUTH_BACKEND": "dynamo"}.items():
+        monkeypatch.setenv(name, value)
+    loaded = loaded_after(
+        """
+        import fw
+        from fw.auth.modes.jwt_only import JwtOnly
+        from fw.extension import build_extensions
+
+        app = fw.App()
+        fw.parse_config()
+        assert [type(extension) for extension in build_extensions(app)] == [JwtOnly]
+        """,
+        tmp_path,
+    )
+    assert under(loaded, "sqlalchemy", "fw.rdb", "fw.auth.assurance") == []
+
+
 # The public names.
 @pytest.mark.parametrize("package", ["fw", "fw.auth"])
 def test_every_public_name_resolves_in_a_fresh_interpreter(package: str, tmp_path: Path) -> None:

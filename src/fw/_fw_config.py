@@ -50,6 +50,7 @@ def _build_2(v: Any) -> Any:
     return declared('fw.settings', 'MiddlewareSettings')(
         rdb=declared('fw.settings', 'RdbSettings')(
             dsn=v['middleware.rdb.dsn'],
+            pool_size=v['middleware.rdb.pool_size'],
         ),
         dynamo=declared('fw.settings', 'DynamoSettings')(
             region=v['middleware.dynamo.region'],
@@ -236,12 +237,13 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:MiddlewareSettings': Loader(
         type_name='fw.settings:MiddlewareSettings',
-        fingerprint='7097cabc58dd7c80d0da',
+        fingerprint='fe8586151dd97a949991',
         classes=_classes_2,
         build=_build_2,
         prefix='middleware',
         fields=(
             Field(key='middleware.rdb.dsn', kind='str', table='middleware.rdb', default='sqlite:///fw.sqlite3', env='MIDDLEWARE_RDB_DSN', opts=('--middleware-rdb-dsn',), secret='dsn', help='Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db'),
+            Field(key='middleware.rdb.pool_size', kind='int', table='middleware.rdb', default=20, env='MIDDLEWARE_RDB_POOL_SIZE', opts=('--middleware-rdb-pool_size',), help='PostgreSQL connections the process keeps open (a positive number; SQLite keeps its own)'),
             Field(key='middleware.dynamo.region', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_REGION', opts=('--middleware-dynamo-region',), help="AWS region of the table (empty: the AWS environment's region)"),
             Field(key='middleware.dynamo.endpoint_url', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_ENDPOINT_URL', opts=('--middleware-dynamo-endpoint_url',), secret='dsn', help='Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS)'),
             Field(key='middleware.dynamo.table_prefix', kind='str', table='middleware.dynamo', default='fw_', env='MIDDLEWARE_DYNAMO_TABLE_PREFIX', opts=('--middleware-dynamo-table_prefix',), help='Prefix of the table name: every record lives in <prefix>records (created by fw migrate)'),

@@ -8,7 +8,9 @@ and a pattern without a method matches every method (GET also answers HEAD).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 _METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"}
 _WILDCARD = re.compile(r"\{([^{}]*)\}")
@@ -60,3 +62,15 @@ def parse_pattern(text: str) -> Pattern:
         pieces.append(f"{{{name}:path}}" if rest else f"{{{name}}}")
     pieces.append(path[position:])
     return Pattern(text, method, path, "".join(pieces), tuple(names))
+
+
+class DeclaredRoute(Protocol):
+    """What tools read of one ``@app.route`` registration (``fw.app.RouteEntry``): structural, so
+    the OpenAPI document and ``fw routes`` need no import of the App."""
+
+    @property
+    def pattern(self) -> Pattern: ...
+    @property
+    def handler(self) -> Callable[..., Any]: ...
+    @property
+    def name(self) -> str | None: ...

@@ -62,6 +62,8 @@ class RdbSettings:
 
     #: Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db.
     dsn: Annotated[str, default("sqlite:///fw.sqlite3")]
+    #: PostgreSQL connections the process keeps open (a positive number; SQLite keeps its own).
+    pool_size: Annotated[int, default("20")]
 
 
 @dataclass

@@ -19,7 +19,7 @@ from auth_passkey.support import (
     rejection,
 )
 from fw.auth.passkey import Rejection
-from fw.auth.passkey.base64url import decode, encode
+from fw.base64url import decode, encode
 from fw.testing.passkeys import SoftAuthenticator, flip_signature, replace_member
 
 

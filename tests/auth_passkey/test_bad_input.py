@@ -20,7 +20,7 @@ from auth_passkey.support import (
     finish_registration,
 )
 from fw.auth.passkey import PasskeyMalformed, parse_authentication_response, parse_registration_response
-from fw.auth.passkey.base64url import decode, encode
+from fw.base64url import decode, encode
 from fw.testing.passkeys import SoftAuthenticator, replace_member, truncate
 
 Answer = dict[str, Any]

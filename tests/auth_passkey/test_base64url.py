@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fw.auth.passkey.base64url import decode, encode
+from fw.base64url import decode, encode
 
 
 @given(st.binary(max_size=200))

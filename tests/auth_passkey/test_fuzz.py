@@ -20,7 +20,7 @@ from fw.auth.passkey import (
     parse_authentication_response,
     verify_authentication,
 )
-from fw.auth.passkey.base64url import decode, encode
+from fw.base64url import decode, encode
 from fw.testing.passkeys import SoftAuthenticator
 
 Outcome = Literal["accepted", "malformed", "rejected"]

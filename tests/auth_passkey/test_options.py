@@ -11,7 +11,7 @@ from fw.auth.passkey import (
     new_challenge,
     registration_options,
 )
-from fw.auth.passkey.base64url import decode, encode
+from fw.base64url import decode, encode
 
 PARTY = RelyingParty("example.com", "Example", ("https://example.com",), "preferred")
 

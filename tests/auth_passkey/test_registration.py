@@ -9,7 +9,7 @@ import pytest
 
 from auth_passkey.support import ORIGIN, PARTY, begin_registration, finish_registration, rejection
 from fw.auth.passkey import ES256, RS256, PasskeyRejected, Rejection
-from fw.auth.passkey.base64url import encode
+from fw.base64url import encode
 from fw.testing.passkeys import CredentialExcluded, SoftAuthenticator, flip_signature
 
 ALGORITHM_IDS = {"ES256": ES256, "RS256": RS256}

@@ -9,7 +9,7 @@ import pytest
 
 from auth_passkey.support import ORIGIN, PARTY, USER_HANDLE, begin_login, begin_registration
 from fw.auth.passkey import authentication_options, new_challenge
-from fw.auth.passkey.base64url import decode
+from fw.base64url import decode
 from fw.testing.passkeys import NoCredential, SoftAuthenticator, flip_signature, truncate
 
 BINARY_MEMBERS = ("clientDataJSON", "attestationObject", "authenticatorData", "signature", "userHandle")

@@ -35,7 +35,7 @@ from fw.auth.passkey import (
     verify_authentication,
     verify_registration,
 )
-from fw.auth.passkey.base64url import encode
+from fw.base64url import encode
 from fw.problems import Problem
 
 USER_HANDLE = b"smoke-account"

@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from fw.auth.assurance.guards import check_routes
-from fw.auth.assurance.policies import Policies
 from fw.auth.configured import configured_middleware
 from fw.auth.modes.base import Mode, ModeSettings
 from fw.auth.modes.registry import mode_named
@@ -54,6 +52,11 @@ def check(settings: ModeSettings, sources: SourceOf) -> Mode:
     check_development_only(settings.auth, mode, settings.app_env)
     mode.check(settings)
     if mode.browser:
+        # Imported here: the assurance guards serve browser modes only, and a jwt_only App
+        # should not load them (nor what they import) at startup.
+        from fw.auth.assurance.guards import check_routes
+        from fw.auth.assurance.policies import Policies
+
         policies = Policies.from_settings(settings.auth.assurance.policy, sources)
         check_routes(_guarded_routes(settings.app), policies)
     return mode

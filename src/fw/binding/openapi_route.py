@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from starlette.requests import Request
@@ -23,7 +23,7 @@ import fw.binding.registry as registry
 from fw.binding.info import api_info
 from fw.extension import OpenApiSecurity
 from fw.responses import JSONResponse
-from fw.routing import Pattern
+from fw.routing import DeclaredRoute
 
 OPENAPI_PATH = "/openapi.json"
 _BODYLESS = {"get", "head", "delete", "options"}
@@ -63,20 +63,11 @@ _PROBLEM = {
 }
 
 
-class _Entry(Protocol):
-    @property
-    def pattern(self) -> Pattern: ...
-    @property
-    def handler(self) -> Callable[..., Any]: ...
-    @property
-    def name(self) -> str | None: ...
-
-
 class RoutedApp(Protocol):
     """What the document needs of an App: its route entries (structural, so no import of the App)."""
 
     @property
-    def entries(self) -> Sequence[_Entry]: ...
+    def entries(self) -> Sequence[DeclaredRoute]: ...
 
 
 def _handler_key(handler: Any) -> tuple[str, str] | None:

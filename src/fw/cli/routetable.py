@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from starlette.routing import BaseRoute, Mount, Route
 
@@ -24,18 +24,11 @@ from fw.auth.protection import compile_pattern
 from fw.binding.codegen.scan import scan_directory
 from fw.codegen.naming import module_name
 from fw.errors import GenerationError
-from fw.routing import Pattern
+from fw.routing import DeclaredRoute, Pattern
 
 #: The Starlette path parameters (``{id}``, ``{rest:path}``) and fw's (``{rest...}``).
 _PARAMETER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::[a-z]+|\.\.\.)?\}")
 _METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
-
-
-class _Entry(Protocol):
-    @property
-    def pattern(self) -> Pattern: ...
-    @property
-    def handler(self) -> Callable[..., Any]: ...
 
 
 @dataclass(frozen=True)
@@ -90,7 +83,7 @@ def bound_types(handler_dirs: Iterable[Path]) -> tuple[dict[tuple[str, str], str
 
 def route_rows(
     routes: Sequence[BaseRoute],
-    entries: Sequence[_Entry],
+    entries: Sequence[DeclaredRoute],
     rules: ProtectionRules,
     binds: dict[tuple[str, str], str],
     fw_paths: frozenset[str] = frozenset(),

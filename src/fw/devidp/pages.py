@@ -16,13 +16,14 @@ from urllib.parse import unquote, urlencode, urlsplit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+import fw.base64url as base64url
 from fw.responses import JSONResponse
 
 
 def s256(verifier: str) -> str:
     """The PKCE ``S256`` challenge of ``verifier`` (RFC 7636)."""
     digest = hashlib.sha256(verifier.encode("ascii")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+    return base64url.encode(digest)
 
 
 def oauth_error(error: str, description: str, status: int = 400) -> JSONResponse:

@@ -14,11 +14,14 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from fw.errors import StartupError
+from fw.errors import ConfigError, StartupError
 from fw.extras import require_extra
 from fw.rdb.faults import STORE_ERRORS
 
 DSN_KEY = "middleware.rdb.dsn"
+POOL_SIZE_KEY = "middleware.rdb.pool_size"
+#: Connections a PostgreSQL engine keeps when ``[middleware.rdb] pool_size`` is not set.
+DEFAULT_POOL_SIZE = 20
 _DRIVERS = {
     "sqlite": "sqlite+aiosqlite",
     "postgresql": "postgresql+asyncpg",
@@ -65,28 +68,39 @@ def describe_dsn(dsn: str) -> str:
         return "*****"
 
 
-def create_engine(dsn: str) -> AsyncEngine:
+def create_engine(dsn: str, pool_size: int = DEFAULT_POOL_SIZE) -> AsyncEngine:
     """An engine for the DSN; SQLite gets a busy timeout so concurrent writers wait, not fail.
 
-    PostgreSQL needs the ``postgres`` extra (asyncpg); without it this is a startup error.
+    ``pool_size`` is how many PostgreSQL connections the engine keeps; SQLite keeps the pool
+    SQLAlchemy gives its driver, since one file needs no more. PostgreSQL needs the ``postgres``
+    extra (asyncpg); without it this is a startup error.
     """
+    check_pool_size(pool_size)
     url = make_url(async_url(dsn))
     if url.get_backend_name() == "sqlite":
         return create_async_engine(url, connect_args={"timeout": 15})
     require_extra("postgres", DSN_KEY, describe_dsn(dsn), "PostgreSQL")
     return create_async_engine(
         url,
-        # Twenty connections kept, none beyond: an overflow connection is closed when handed
+        # pool_size connections kept, none beyond: an overflow connection is closed when handed
         # back, so a process busier than its pool (a request path that reads faster than the
-        # pool turns over) opened and closed a server process per read; waiting for one of
-        # twenty kept connections is far cheaper. The most a process holds is twenty, as before.
-        pool_size=20,
+        # pool turns over) opened and closed a server process per read; waiting for one of the
+        # kept connections is far cheaper. The most a process holds is pool_size.
+        pool_size=pool_size,
         max_overflow=0,
         pool_recycle=1800,
         # Connect timeout on the client; a statement timeout on the server, which costs no
         # client-side timer per query.
         connect_args={"timeout": 5, "server_settings": {"statement_timeout": "5000"}},
     )
+
+
+def check_pool_size(pool_size: int) -> None:
+    """Refuse a pool that could never hand out a connection (``[middleware.rdb] pool_size``)."""
+    if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
+        raise ConfigError(
+            POOL_SIZE_KEY, "", f"must be a positive number of connections such as 20, got {pool_size!r}"
+        )
 
 
 def reader(engine: AsyncEngine) -> AsyncEngine:

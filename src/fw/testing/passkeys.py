@@ -27,7 +27,7 @@ import cbor2
 from cryptography import x509
 from soft_fido2 import CertUtils, Fido2Authenticator, KeyPair
 
-from fw.auth.passkey.base64url import decode, encode
+from fw.base64url import decode, encode
 
 Algorithm = Literal["ES256", "RS256"]
 #: ``packed`` carries an x5c chain from this authenticator's own CA; ``self`` is packed self attestation.

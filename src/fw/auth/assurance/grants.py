@@ -16,12 +16,12 @@ Only a digest is a store key: a leaked row cannot be replayed as a session field
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import re
 import secrets
 from datetime import UTC, datetime, timedelta
 
+import fw.base64url as base64url
 from fw.auth.stores.interfaces import CeremonyStore
 
 #: How long an unused grant waits for the operation it was asked for.
@@ -37,7 +37,7 @@ def operation_id(guard: str, method: str, path: str) -> str:
     not secret, since only a step-up (a re-proof by the person) turns it into a grant.
     """
     digest = hashlib.sha256(f"{guard}\n{method.upper()}\n{path}".encode()).digest()[:16]
-    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+    return base64url.encode(digest)
 
 
 def is_operation_id(value: str) -> bool:

@@ -8,11 +8,12 @@ key (``key``) accepts the others' nonces; a process that draws its own key accep
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import os
 import time
+
+import fw.base64url as base64url
 
 
 class NonceIssuer:
@@ -24,7 +25,7 @@ class NonceIssuer:
 
     def _nonce(self, index: int) -> str:
         mac = hmac.new(self._key, index.to_bytes(8, "big"), hashlib.sha256).digest()[:18]
-        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
+        return base64url.encode(mac)
 
     def _index(self, now: float | None) -> int:
         return int((time.time() if now is None else now) // self.window)

@@ -12,7 +12,6 @@ module keeps no state.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import json
@@ -23,6 +22,7 @@ from typing import Any
 from joserfc.errors import JoseError
 from joserfc.jwk import JWKRegistry
 
+import fw.base64url as base64url
 from fw.auth.dpop.errors import DpopRejected
 from fw.auth.dpop.htu import normalize_htu
 from fw.auth.tokens.algorithms import Key
@@ -59,7 +59,7 @@ class VerifiedProof:
 def token_hash(access_token: str) -> str:
     """``ath``: base64url (no padding) of the SHA-256 of the access token's ASCII bytes."""
     digest = hashlib.sha256(access_token.encode("ascii")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+    return base64url.encode(digest)
 
 
 #: How many distinct proof keys keep their parsed form and thumbprint (a client reuses its key).

@@ -8,7 +8,6 @@ any guard that needs a recent proof, so the person would be sent back to the pro
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import secrets
@@ -16,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
+import fw.base64url as base64url
 from fw.auth.oidc.provider import ProviderMetadata
 
 #: The ``claims`` request parameter (OpenID Connect Core 5.5) every authorization request carries:
@@ -27,7 +27,7 @@ ESSENTIAL_AUTH_TIME = json.dumps({"id_token": {"auth_time": {"essential": True}}
 def pkce_challenge(verifier: str) -> str:
     """RFC 7636 S256: base64url(sha256(verifier)) without padding."""
     digest = hashlib.sha256(verifier.encode("ascii")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+    return base64url.encode(digest)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
-from fw.auth.passkey.base64url import encode
 from fw.auth.passkey.relying_party import RelyingParty
+from fw.base64url import encode
 
 #: How long a begun ceremony lives; the options' ``timeout`` tells the browser the same.
 CEREMONY_TIMEOUT = timedelta(minutes=5)

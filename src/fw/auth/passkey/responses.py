@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from fw.auth.passkey.base64url import decode
 from fw.auth.passkey.errors import PasskeyMalformed
 from fw.auth.passkey.options import MAX_USER_HANDLE
 from fw.auth.passkey.structures import (
@@ -23,6 +22,7 @@ from fw.auth.passkey.structures import (
     parse_authenticator_data,
     parse_client_data,
 )
+from fw.base64url import decode
 
 #: Size caps in decoded bytes. Real values are a fraction of these (clientDataJSON ~200 bytes,
 #: a packed attestation with its certificate chain a few KiB, an RSA-4096 signature 512 bytes).

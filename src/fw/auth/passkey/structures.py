@@ -16,7 +16,7 @@ from typing import Any
 
 import cbor2
 
-from fw.auth.passkey.base64url import decode
+from fw.base64url import decode
 
 UP = 0x01  # user present
 UV = 0x04  # user verified

@@ -23,12 +23,12 @@ from webauthn.helpers.structs import (
     RegistrationCredential,
 )
 
-from fw.auth.passkey.base64url import encode
 from fw.auth.passkey.errors import PasskeyRejected, Rejection
 from fw.auth.passkey.options import ALGORITHMS
 from fw.auth.passkey.relying_party import RelyingParty
 from fw.auth.passkey.responses import AuthenticationResponse, RegistrationResponse
 from fw.auth.passkey.structures import BE, BS, UP, UV, AuthenticatorData, ClientData
+from fw.base64url import encode
 
 
 @dataclass(frozen=True, slots=True)

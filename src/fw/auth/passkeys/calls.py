@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from fw.auth.passkey.base64url import decode, encode
 from fw.auth.passkeys.signin import PASSKEY_ISSUER
 from fw.auth.runtime import auth_for_call
 from fw.auth.stores.records import AccountLink, BootstrapRecord
+from fw.base64url import decode, encode
 
 Purpose = Literal["initial_passkey", "recovery_passkey"]
 PURPOSES: tuple[str, ...] = ("initial_passkey", "recovery_passkey")

@@ -34,13 +34,13 @@ from fw.auth.passkey import (
     registration_options,
     verify_registration,
 )
-from fw.auth.passkey.base64url import decode, encode
 from fw.auth.passkeys.bound import BoundRecords
 from fw.auth.passkeys.guards import read_empty
 from fw.auth.passkeys.live import Live, LiveState
 from fw.auth.passkeys.signin import answer, challenge_of, finishing, start_passkey_session
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.records import PasskeyCredential
+from fw.base64url import decode, encode
 from fw.problems import Problem
 
 logger = logging.getLogger("fw.auth")

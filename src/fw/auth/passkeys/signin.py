@@ -41,12 +41,12 @@ from fw.auth.passkey import (
     parse_authentication_response,
     verify_authentication,
 )
-from fw.auth.passkey.base64url import decode, encode
 from fw.auth.passkeys.bound import BoundRecords
 from fw.auth.passkeys.guards import read_empty, read_json
 from fw.auth.passkeys.live import Live, LiveState
 from fw.auth.sessions.manager import SessionSummary
 from fw.auth.stores.errors import StoreUnavailable
+from fw.base64url import decode, encode
 from fw.problems import Problem
 from fw.responses import JSONResponse
 from fw.settings import AuthSettings

@@ -25,7 +25,6 @@ that could leave half of it behind. Needs the ``dynamo`` extra.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import math
@@ -50,6 +49,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
+import fw.base64url as base64url
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.records import (
     AccountLink,
@@ -643,7 +643,7 @@ class DynamoCeremonies:
 
 
 def _credential_key(credential_id: bytes) -> str:
-    return base64.urlsafe_b64encode(credential_id).rstrip(b"=").decode("ascii")
+    return base64url.encode(credential_id)
 
 
 def _passkey(credential_id: bytes) -> Item:

@@ -6,16 +6,16 @@ aware UTC, transports one space-separated string, so no engine needs a list type
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+import fw.base64url as base64url
 from fw.auth.stores.records import PasskeyCredential
 
 
 def credential_key(credential_id: bytes) -> str:
-    return base64.urlsafe_b64encode(credential_id).rstrip(b"=").decode("ascii")
+    return base64url.encode(credential_id)
 
 
 def credential_fields(credential: PasskeyCredential) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def credential_from(fields: Mapping[Any, Any], utc: Callable[[Any], datetime]) -
     key = fields["credential_id"]
     used = fields["last_used_at"]
     return PasskeyCredential(
-        credential_id=base64.urlsafe_b64decode(key + "=" * (-len(key) % 4)),
+        credential_id=base64url.decode(key),
         account_id=fields["account_id"],
         public_key=bytes(fields["public_key"]),
         sign_count=int(fields["sign_count"]),

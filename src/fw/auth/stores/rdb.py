@@ -43,7 +43,7 @@ from fw.auth.stores.tokens import (
     token_digest,
     well_formed,
 )
-from fw.rdb.engine import create_engine, reader, require_tables
+from fw.rdb.engine import DEFAULT_POOL_SIZE, create_engine, reader, require_tables
 from fw.rdb.faults import STORE_ERRORS
 from fw.rdb.pointread import DirectReads, stored_time
 from fw.rdb.tables import (
@@ -602,9 +602,9 @@ class RdbStore:
         self.bootstrap = RdbBootstrap(engine)
 
     @classmethod
-    def open(cls, dsn: str) -> RdbStore:
+    def open(cls, dsn: str, pool_size: int = DEFAULT_POOL_SIZE) -> RdbStore:
         """A store on a new engine (no connection is made until the first query)."""
-        return cls(create_engine(dsn), dsn)
+        return cls(create_engine(dsn, pool_size), dsn)
 
     async def require(self, kinds: Iterable[str]) -> None:
         await require_tables(self.engine, self.dsn, [TABLES[kind] for kind in kinds])

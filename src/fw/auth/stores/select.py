@@ -60,10 +60,11 @@ def middleware_settings(
     *,
     dynamo: DynamoSettings | None = None,
     firestore: FirestoreSettings | None = None,
+    pool_size: int = 20,
 ) -> MiddlewareSettings:
     """Resolved store locations from parts; an engine left out gets its configuration defaults."""
     return MiddlewareSettings(
-        rdb=RdbSettings(dsn),
+        rdb=RdbSettings(dsn, pool_size),
         dynamo=dynamo or DynamoSettings(region="", endpoint_url="", table_prefix="fw_"),
         firestore=firestore or FirestoreSettings(project="", database="", emulator_host=""),
     )
@@ -80,7 +81,7 @@ def _open(backend: str, middleware: MiddlewareSettings) -> AuthStore:
         return FirestoreStore.open(middleware.firestore)
     from fw.auth.stores.rdb import RdbStore
 
-    return RdbStore.open(middleware.rdb.dsn)
+    return RdbStore.open(middleware.rdb.dsn, middleware.rdb.pool_size)
 
 
 async def open_auth_store(

@@ -39,7 +39,6 @@ from fw.auth.tokens.errors import DiscoveryError
 from fw.auth.tokens.fetch import fetch_json
 from fw.auth.tokens.jwks import JwksCache, Locate
 from fw.errors import StartupError
-from fw.rdb.engine import describe_dsn
 
 if TYPE_CHECKING:
     from fw.settings import AuthSettings, MiddlewareSettings
@@ -153,6 +152,9 @@ class JwtOnly:
     def _store_setting(self) -> tuple[str, str]:
         """The key (and its printable value) naming where the ``auth.backend`` store lives."""
         if self.auth.backend == "rdb":
+            # Imported here: fw.rdb loads SQLAlchemy, which a store on another backend never needs.
+            from fw.rdb.engine import describe_dsn
+
             return "middleware.rdb.dsn", describe_dsn(self.store_settings.rdb.dsn)
         return "auth.backend", self.auth.backend
 

@@ -1,8 +1,11 @@
-"""Base64url without padding, the encoding WebAuthn Level 3 ``toJSON()`` writes for every binary.
+"""fw's one Base64url (RFC 4648 section 5) without padding: the form of credential IDs, PKCE
+challenges, ``ath`` and ``jkt`` digests, DPoP nonces, operation IDs and sealed values.
 
 Decoding is strict (no padding, no whitespace, no other alphabet, canonical trailing bits) so that
-one byte string has exactly one accepted text form: ``id`` and ``rawId`` can then be compared as
-text, and a credential ID cannot be smuggled past a lookup in a second spelling.
+one byte string has exactly one accepted text form: WebAuthn ``id`` and ``rawId`` can then be
+compared as text, and a credential ID cannot be smuggled past a lookup in a second spelling.
+Two readers stay apart on purpose: the token core's ``_b64decode`` (bytes in, msgspec's faster
+reader, ``binascii.Error`` out) and the sealer's lenient reader of configured secrets and cookies.
 """
 
 from __future__ import annotations
