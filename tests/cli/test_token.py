@@ -8,11 +8,9 @@ in this process where a token is checked against its published keys.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,25 +30,7 @@ from fw.devidp.stable import (
     load_state,
 )
 
-TIMEOUT = 120
-
-
-def fw(root: Path, *arguments: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """``fw ARGUMENTS`` in ``root`` as a developer types it, without this process's configuration."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("AUTH_", "SESSION_", "SERVER_", "MIDDLEWARE_", "APP_ENV"))
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "fw.cli", *arguments],
-        cwd=root,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+from .generated import fw
 
 
 def one_line_refusal(done: subprocess.CompletedProcess[str]) -> str:
