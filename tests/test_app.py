@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 import pytest
-from starlette.middleware import Middleware
-from starlette.routing import Route
 from starlette.testclient import TestClient
 
 import fw
 from fw import extension as extension_module
+from fw.core.middleware import Middleware
+from fw.core.routes import Route
 from fw.routing import parse_pattern
 
 
@@ -154,7 +154,7 @@ class _Greeter:
         async def hello(request: fw.Request) -> fw.Response:
             return fw.JSONResponse({"started": self.started})
 
-        return [Route("/hello", hello)]
+        return [Route("/hello", hello, methods=["GET"])]
 
     def middleware(self) -> list[Middleware]:
         return []

@@ -142,7 +142,8 @@ def test_the_lowest_layers_know_nothing_about_auth_or_the_app(layer: str) -> Non
 
 
 @pytest.mark.parametrize(
-    "protocol", ["fw.auth.tokens", "fw.auth.jwt", "fw.auth.oidc", "fw.auth.oauth", "fw.auth.dpop"]
+    "protocol",
+    ["fw.auth.tokens", "fw.auth.jwt", "fw.auth.oidc", "fw.auth.oauth", "fw.auth.dpop", "fw.auth.webauthn"],
 )
 def test_protocol_code_knows_nothing_about_the_app_or_configuration(protocol: str) -> None:
     members = _members(protocol)

@@ -64,7 +64,7 @@ def test_the_scripts_migrations_and_type_marker_are_among_them() -> None:
     shipped = {str(path.relative_to(PACKAGE)) for path in shipped_as_data()}
     expected = {
         "py.typed",
-        "auth/passkey/passkey.js",
+        "auth/webauthn/passkey.js",
         "auth/assurance/presence.js",
         "rdb/migrations/env.py",
         "rdb/migrations/script.py.mako",
@@ -96,7 +96,7 @@ def test_the_wheel_carries_every_file_of_the_package_templates_scripts_migration
     assert sorted(package_files() - carried) == []
     assert {
         "fw/py.typed",
-        "fw/auth/passkey/passkey.js",
+        "fw/auth/webauthn/passkey.js",
         "fw/auth/assurance/presence.js",
         "fw/rdb/migrations/script.py.mako",
         "fw/rdb/migrations/versions/fw_0001_revocations_allowlist.py",

@@ -51,22 +51,6 @@ PUBLIC_BY_CONVENTION: dict[str, str] = {
     "_mapping": "SQLAlchemy Row API, documented",
 }
 
-#: Uses in the request core that issue 35 removes: fw's own router, error boundary and
-#: middleware pipeline replace ``dispatch.py``, ``stack.py`` and the App's Starlette plumbing.
-#: The test tolerates exactly these and fails when one is gone, so the list shrinks with them.
-PENDING_REQUEST_CORE: set[tuple[str, str]] = {
-    # dispatch.py copies the router's full-match branch on Starlette's route-path helper.
-    ("src/fw/dispatch.py", "starlette._utils"),
-    # stack.py looks exception handlers up as Starlette's ExceptionMiddleware does, from its
-    # private tables, and hands them on in Starlette's internal scope key.
-    ("src/fw/stack.py", "starlette._exception_handler"),
-    ("src/fw/stack.py", "starlette._exception_handler._lookup_exception_handler"),
-    ("src/fw/stack.py", "starlette._utils"),
-    ("src/fw/stack.py", "_exception_handlers"),
-    ("src/fw/stack.py", "_status_handlers"),
-    ("src/fw/stack.py", "starlette.exception_handlers"),
-}
-
 
 @dataclass(frozen=True)
 class Use:
@@ -278,11 +262,5 @@ def _uses() -> list[Use]:
 
 
 def test_fw_uses_no_private_name_of_another_distribution() -> None:
-    found = [use for use in _uses() if (use.file, use.name) not in PENDING_REQUEST_CORE]
+    found = _uses()
     assert not found, "private names of other distributions:\n" + "\n".join(map(str, found))
-
-
-def test_every_pending_request_core_use_still_exists_so_the_list_shrinks_with_them() -> None:
-    present = {(use.file, use.name) for use in _uses()}
-    gone = sorted(PENDING_REQUEST_CORE - present)
-    assert not gone, f"remove these from PENDING_REQUEST_CORE, they are gone: {gone}"

@@ -19,7 +19,7 @@ import pytest
 
 from fw.auth.modes import registry
 from fw.auth.modes.base import Scaffold
-from fw.auth.passkey import passkey_script
+from fw.auth.webauthn import passkey_script
 from fw.cli import main
 from fw.generate import is_stale
 from fw.generate.project import load_project

@@ -17,7 +17,6 @@ from fw.binding import File, RawJSON, parse, set_max_multipart_body_bytes
 from fw.configuration import (
     command,
     config,
-    parse_config,
     register_config,
     register_subcommand,
     set_config_load_options,
@@ -44,15 +43,15 @@ from fw.markers import (
     query,
     secret,
 )
+from fw.pillars import parse_config
 from fw.problems import BindError, FieldError, Problem, bad_request, field, validation, write_problem
 from fw.responses import JSONResponse
 
-# --- auth pillar: composed into every App at start. The wiring imports authentication's code
-# only once the configuration turns it on, so ``import fw`` loads no store, mode or SDK ---
+# --- auth pillar: ``fw.auth`` is a name of the facade (its own names import lazily, so this loads
+# no store, mode or SDK). Importing registers nothing: fw's own pillars join the configuration
+# and every App when configuration is first parsed (fw.configuration.framework) ---
 # isort: split
-from fw.auth.wiring import register as _register_auth
-
-_register_auth()
+import fw.auth as auth  # noqa: F401
 
 if TYPE_CHECKING:
     from fw.auth.caller import request_authentication

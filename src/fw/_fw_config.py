@@ -260,7 +260,7 @@ LOADERS: dict[str, Loader] = {
     ),
     'fw.settings:AuthSettings': Loader(
         type_name='fw.settings:AuthSettings',
-        fingerprint='0165f4aa66aa42fd56c0',
+        fingerprint='131a24790fa7252337d3',
         classes=_classes_3,
         build=_build_3,
         prefix='auth',

@@ -1,8 +1,9 @@
 """The App: routes in ``"METHOD /path"`` form, pillars plugged in at start, served by uvicorn.
 
-The Starlette application behind an App is built lazily, on the first ASGI event, because the
-pillars it composes (auth above all) are chosen by configuration, and configuration is parsed
-after the module that creates the App has been imported.
+The request path behind an App (:mod:`fw.core`: error boundary, middleware, router) is built
+lazily, on the first ASGI event, because the pillars it composes (auth above all) are chosen by
+configuration, and configuration is parsed after the module that creates the App has been
+imported.
 """
 
 from __future__ import annotations
@@ -16,32 +17,38 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
+from starlette.datastructures import URLPath
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import fw.configuration as _config
-from fw.binding.docs_route import DocsMode, check_docs, docs_in_effect, docs_mode
-from fw.binding.limits import DEFAULT_LIMITS, guarded_receive, refuse_too_large
-from fw.configuration.effective import register_effective
-from fw.dispatch import StaticFirstRouter, handler_app
+import fw.pillars as _pillars
+from fw.binding.docs_route import DocsMode, check_docs, docs_mode
+from fw.binding.limits import (
+    BODYLESS_METHODS,
+    DEFAULT_LIMITS,
+    FRAMED_VERSIONS,
+    guarded_receive,
+    refuse_too_large,
+)
+from fw.binding.limits import SCOPE_KEY as LIMITS_KEY
+from fw.configuration.owner import Owned, release
+from fw.core.boundary import ErrorBoundary
+from fw.core.router import Router
+from fw.core.routes import BaseRoute, Mount, Route
+from fw.core.serve import RequestPath
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension, build_extensions, openapi_security
-from fw.problem_pages import for_people
-from fw.problems import Problem, problem_from
+from fw.operations.wiring import observer_of
+from fw.problem_pages import REQUEST_ID_KEY, for_people
 from fw.routing import Pattern, parse_pattern
 from fw.server_checks import check_server
 from fw.settings import ServerSettings
-from fw.stack import build_stack
 from fw.userinfo import scrub
 
 logger = logging.getLogger("fw")
-# The App decides an unset server.docs by APP_ENV; the startup summary shows that decision.
-register_effective("server.docs", docs_in_effect)
 
 Handler = Callable[[Request], Awaitable[Response]] | Callable[[Request], Response]
 StartupHook = Callable[[], Awaitable[None]]
@@ -70,10 +77,15 @@ class App:
         self._on_startup: list[StartupHook] = []
         self._on_shutdown: list[StartupHook] = []
         self._extensions: list[Extension] | None = None
-        self._asgi: ASGIApp | None = None
-        #: The built app's middleware stack, called directly for HTTP (see :mod:`fw.stack`).
+        #: The request path (error boundary, middleware, router), built once at the first event.
         self._stack: ASGIApp | None = None
+        self._router: Router | None = None
+        self._pages_at_entry = False
+        #: The request observer (request ID, access log, metrics, tracing), when one is on.
+        self._observer: ASGIApp | None = None
         self._limits = DEFAULT_LIMITS
+        #: Its configuration (kept from its first start) and its pillars' state: see fw.configuration.owner.
+        self.owned = Owned(self)
 
     # Building the route table.
     def route(self, pattern: str, *, name: str | None = None) -> Callable[[HandlerT], HandlerT]:
@@ -95,7 +107,10 @@ class App:
         self._mounts.append(Mount(path, app=app, name=name))
 
     def add_middleware(self, middleware_class: Any, **options: Any) -> None:
-        """Add any Starlette middleware; the first added is the outermost."""
+        """Add any ASGI middleware class (``cls(app, **options)``); the first added is the outermost.
+
+        It runs inside the App's error boundary and outside the pillars' middleware.
+        """
         self._refuse_after_build("add middleware")
         self._middleware.append(Middleware(middleware_class, **options))
 
@@ -108,7 +123,7 @@ class App:
         return hook
 
     def _refuse_after_build(self, what: str) -> None:
-        if self._asgi is not None:
+        if self._stack is not None:
             raise RuntimeError(f"cannot {what} after the App has started")
 
     # Composition.
@@ -119,13 +134,14 @@ class App:
         Each pillar registered its factory with :func:`fw.extension.register_extension`.
         """
         if self._extensions is None:
-            _config.ensure_parsed()
+            _pillars.install()  # fw's own pillars join on first use, not on import
+            _config.bind(self)
             self._extensions = build_extensions(self)
         return self._extensions
 
     def build(self) -> ASGIApp:
-        """The Starlette application; built once."""
-        if self._asgi is None:
+        """The request path: error boundary, middleware (the application's, then the pillars'), router."""
+        if self._stack is None:
             from fw.binding.docs_route import docs_routes
             from fw.binding.info import api_info
             from fw.binding.limits import BodyLimits
@@ -135,18 +151,18 @@ class App:
             for ext in self.extensions:
                 routes.extend(ext.routes())
             for entry in self.entries:
-                route = Route(
-                    entry.pattern.starlette_path,
-                    entry.handler,
-                    methods=_ALL_METHODS if entry.pattern.method is None else [entry.pattern.method],
-                    name=entry.name,
+                methods = _ALL_METHODS if entry.pattern.method is None else [entry.pattern.method]
+                routes.append(
+                    Route(
+                        entry.pattern.starlette_path,
+                        entry.handler,
+                        methods=methods,
+                        name=entry.name,
+                        template=entry.pattern.path,
+                    )
                 )
-                kept: object = route.app
-                if kept is not entry.handler:  # a request handler, not an ASGI app Starlette kept as is
-                    route.app = handler_app(entry.handler)
-                routes.append(route)
             routes.extend(openapi_routes(self, openapi_security(self)))
-            server = _config.config(ServerSettings)
+            server = _config.bound(self).config(ServerSettings)
             title = api_info(entry.handler for entry in self.entries)["title"]
             routes.extend(docs_routes(self._docs_mode(server), title))
             routes.extend(self._mounts)
@@ -154,31 +170,43 @@ class App:
             self._limits = BodyLimits.of(
                 server.max_request_body, server.cbor_max_body, server.body_timeout.total_seconds()
             )
-            middleware = list(self._middleware)
-            for ext in self.extensions:
-                middleware.extend(ext.middleware())
-            core = Starlette(
-                debug=self.debug,
-                routes=routes,
-                middleware=middleware,
-                exception_handlers={
-                    Problem: _render_error,
-                    HTTPException: _render_http_exception,
-                    Exception: _render_error,
-                },
+            self._router = Router(routes)
+            pillars = [middleware for ext in self.extensions for middleware in ext.middleware()]
+            # With ASGI middleware of the application's own, problems become pages at the entry,
+            # so that theirs do too; otherwise the request path does it for its answers only.
+            self._pages_at_entry = bool(self._middleware)
+            stack: ASGIApp = RequestPath(
+                self._router, pillars, debug=self.debug, pages=not self._pages_at_entry
             )
-            core.router = StaticFirstRouter(routes)
-            core.middleware_stack = self._stack = build_stack(core)
-            self._asgi = core
-        return self._asgi
+            if self._middleware:  # the application's own ASGI middleware, inside a boundary of their own
+                for cls, args, kwargs in reversed(self._middleware):
+                    stack = cls(stack, *args, **kwargs)
+                stack = ErrorBoundary(stack, debug=self.debug)
+            self._observer = observer_of(self, self.extensions)
+            self._stack = stack
+        return self._stack
 
-    @staticmethod
-    def _docs_mode(server: ServerSettings) -> DocsMode:
-        return docs_mode(server.docs, _config.source_of("server.docs"), _config.current_app_env())
+    @property
+    def routes(self) -> list[BaseRoute]:
+        """Every route the App serves, in the order the router tries them (built on first use)."""
+        self.build()
+        assert self._router is not None
+        return list(self._router.routes)
+
+    def url_path_for(self, name: str, /, **params: Any) -> URLPath:
+        """The path of the route called ``name`` (what ``request.url_for`` asks the App)."""
+        self.build()
+        assert self._router is not None
+        return self._router.url_path_for(name, **params)
+
+    def _docs_mode(self, server: ServerSettings) -> DocsMode:
+        configuration = _config.bound(self)
+        return docs_mode(server.docs, configuration.source_of("server.docs"), configuration.app_env)
 
     async def startup(self) -> None:
         """Run every startup check and hook; raises :class:`fw.StartupError` to refuse."""
-        server = _config.config(ServerSettings)
+        _pillars.install()
+        server = _config.bind(self).config(ServerSettings)
         await check_server(server)
         check_docs(self._docs_mode(server))
         for ext in self.extensions:
@@ -191,27 +219,47 @@ class App:
             await hook()
         for ext in reversed(self.extensions):
             await ext.shutdown()
+        release(self)  # a stopped App no longer answers fw.config reads made without a request
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         stack = self._stack
-        if stack is None or scope["type"] != "http":
-            if scope["type"] == "lifespan":
+        kind = scope["type"]
+        if stack is None:
+            if kind == "lifespan":
                 await self._lifespan(receive, send)
                 return
-            core = self.build()
-            if scope["type"] != "http":
-                await core(scope, receive, send)
+            stack = self.build()
+        scope["app"] = self  # what request.url_for and fw's helpers find the App by
+        if kind != "http":
+            if kind == "lifespan":
+                await self._lifespan(receive, send)
                 return
-            stack = self._stack
-            assert stack is not None
-        send = for_people(scope, send)  # fw's problems as pages when the request prefers HTML
-        # server.max_request_body holds for every HTTP request, whether or not a handler binds it.
-        guarded = guarded_receive(scope, receive, self._limits)
-        if guarded is None:
-            await refuse_too_large(self._limits, send)
+            await stack(scope, receive, send)
             return
-        scope["app"] = self._asgi  # what Starlette.__call__ sets before calling the same stack
-        await stack(scope, guarded, send)
+        observer = self._observer
+        if observer is not None and REQUEST_ID_KEY not in scope:
+            await observer(scope, receive, send)  # which calls the App again, the request ID set
+            return
+        if self._pages_at_entry:  # middleware of the application's own may answer problems too
+            send = for_people(scope, send)
+        # server.max_request_body holds for every HTTP request, whether or not a handler binds it.
+        # A dict of the headers is built in C: cheaper than a loop over them for two lookups.
+        limits = self._limits
+        headers = dict(scope["headers"])
+        if (
+            b"content-length" in headers
+            or b"transfer-encoding" in headers
+            or scope["method"] not in BODYLESS_METHODS
+            or scope.get("http_version") not in FRAMED_VERSIONS
+        ):
+            guarded = guarded_receive(scope, receive, limits)
+            if guarded is None:
+                await refuse_too_large(limits, send if self._pages_at_entry else for_people(scope, send))
+                return
+            receive = guarded
+        else:
+            scope[LIMITS_KEY] = limits  # nothing can arrive: read by the body decoders all the same
+        await stack(scope, receive, send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """The ASGI lifespan protocol, answered by the App itself.
@@ -225,7 +273,7 @@ class App:
         try:
             self.build()
             await self.startup()
-            _config.print_summary_once()
+            _config.bound(self).print_summary_once()
             # What startup built lives as long as the App: moved out of the collector's sight, a
             # full collection while serving scans only what requests made, and no longer stalls
             # every request in flight for as long (the tail of a loaded server's latency).
@@ -248,19 +296,6 @@ class App:
         await send({"type": "lifespan.shutdown.complete"})
 
 
-async def _render_error(request: Request, exc: Exception) -> Response:
-    problem = problem_from(exc)
-    if problem.status >= 500 and not isinstance(exc, Problem):
-        logger.exception("unhandled error in %s %s", request.method, request.url.path, exc_info=exc)
-    return problem.response()
-
-
-async def _render_http_exception(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    return Problem(status=exc.status_code, code=code, headers=exc.headers).response()
-
-
 def run(app: App, argv: Sequence[str] | None = None) -> None:
     """Parse configuration, refuse to start on any startup error, print the summary, serve.
 
@@ -269,20 +304,24 @@ def run(app: App, argv: Sequence[str] | None = None) -> None:
     """
     import uvicorn
 
+    from fw.operations.logsetup import configure_logging
+
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        _pillars.install()
         _config.parse_config(args)
         template = _config.requested_template()
         if template is not None:
             sys.stdout.write(template)
             raise SystemExit(0)
+        logging_options = configure_logging()
         asyncio.run(_preflight(app))
     except (ConfigError, StartupError) as error:
         sys.stderr.write(f"fw: {error}\n")
         raise SystemExit(1) from None
     server = _config.config(ServerSettings)
     _config.print_summary_once()
-    uvicorn.run(app, host=server.host, port=server.port, log_level="info", lifespan="on")
+    uvicorn.run(app, host=server.host, port=server.port, log_level="info", lifespan="on", **logging_options)
 
 
 async def _preflight(app: App) -> None:

@@ -12,13 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from starlette.middleware import Middleware
-from starlette.routing import BaseRoute
+from fw.core.middleware import Middleware
+from fw.core.routes import BaseRoute
 
 
 class Extension(Protocol):
     """A pillar plugged into the App when it starts (authentication is one).
 
+    ``routes`` are served ahead of the application's own; ``middleware`` decides every request
+    before its route is served, in order (:class:`fw.core.middleware.Middleware`).
     ``startup`` raises :class:`fw.StartupError` to refuse to start; it runs before the first
     request, both under ``fw.run`` and under any ASGI server's lifespan.
     """

@@ -10,7 +10,8 @@ a wrapper: the check is one look at the ``Accept`` header.
 
 The page names the problem's title and detail (escaped), lists rejected fields, and links back
 to ``/``, and to the sign-in page (:data:`LOGIN_PATH_KEY`, recorded by the browser modes) when
-signing in again is the way on.
+signing in again is the way on. With the request observer on it shows the request ID, which the
+JSON document carries as its ``request_id`` member.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from fw.problems import PROBLEM_MEDIA_TYPE
 
 #: The scope key where a browser mode records its ``auth.login_path`` for the pages' links.
 LOGIN_PATH_KEY = "fw.auth.login_path"
+#: The scope key where the request observer keeps the request ID (:mod:`fw.operations.observer`).
+REQUEST_ID_KEY = "fw.request_id"
 _PROBLEM_TYPE = PROBLEM_MEDIA_TYPE.encode("latin-1")
 _HTML_TYPE = b"text/html; charset=utf-8"
 _JSON_TYPES = ("application/problem+json", "application/json")
@@ -85,12 +88,16 @@ def for_people(scope: Scope, send: Send) -> Send:
     """``send`` itself, or, when the request prefers HTML, ``send`` turning problems into pages."""
     for name, value in scope["headers"]:
         if name == b"accept":
-            if b"html" in value.lower() or b"text/*" in value.lower():
-                break
-            return send
-    else:
+            return for_people_accepting(value, scope, send)
+    return send
+
+
+def for_people_accepting(accept: bytes, scope: Scope, send: Send) -> Send:
+    """:func:`for_people` for a request whose first ``Accept`` header is ``accept``."""
+    lowered = accept.lower()
+    if b"html" not in lowered and b"text/*" not in lowered:
         return send
-    if not prefers_html(value.decode("latin-1")):
+    if not prefers_html(accept.decode("latin-1")):
         return send
     start: Message | None = None
     body = bytearray()
@@ -162,6 +169,9 @@ def render_page(document: dict[str, object], scope: Scope) -> bytes:
             target = f"{login}?{urlencode({'next': scope['path']}, quote_via=quote)}"
         parts.append(f'<li><a href="{html.escape(target)}">Sign in</a></li>')
     parts.append('<li><a href="/">Go to the home page</a></li></ul></nav>')
+    request_id = scope.get(REQUEST_ID_KEY)
+    if isinstance(request_id, str):  # what a person quotes when reporting the error
+        parts.append(f'<p class="status">Request ID: <code>{html.escape(request_id)}</code></p>')
     return layout(title, "".join(parts))
 
 

@@ -2,7 +2,8 @@
 
 Every error fw raises toward a client is a :class:`Problem`; the App renders any uncaught one
 with :func:`write_problem`, so handlers never format error bodies by hand and a 5xx never leaks
-internal detail.
+internal detail. When the request observer runs (:mod:`fw.operations.observer`), every problem
+document leaving the App gets a ``request_id`` member on its way out, whoever rendered it.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Annotated, Literal
 
-from fw.markers import default, dependon, enum, env, secret
+from fw.markers import default, dependon, enum, env, help, secret
 
 
 @dataclass
@@ -107,27 +107,49 @@ class Claim:
     match: Annotated[Literal["any", "all"], default("any")]
 
 
+AdmissionChoice = Literal["authenticated", "claim", "registered", "existing"]
+
+
 @dataclass
-class OidcSettings:
-    #: Issuer URL of the OpenID Connect provider (https unless allow_loopback_http).
-    issuer: str
-    #: Client identifier registered at the provider.
-    client_id: str
-    #: Client secret registered at the provider.
-    client_secret: Annotated[str, secret("mask")]
-    #: Absolute callback URL registered at the provider.
-    redirect_url: str
+class ProviderClient:
+    """What ``[auth.oidc]`` and ``[auth.oauth]`` share: this application as a client of a provider
+    that signs people in, and who it admits. Each table's own first key (``issuer``,
+    ``provider``) comes before these; the four keys whose help differs per provider (``scopes``,
+    ``identity_claim``, ``auto_provision``, ``registered_claims``) are declared again, in place,
+    by each table with its own help.
+    """
+
+    client_id: Annotated[str, help("Client identifier registered at the provider")]
+    client_secret: Annotated[str, secret("mask"), help("Client secret registered at the provider")]
+    redirect_url: Annotated[str, help("Absolute callback URL registered at the provider")]
+    scopes: list[str]
+    identity_claim: Annotated[str, default("sub")]
+    admission: Annotated[
+        AdmissionChoice, default("authenticated"), help("Who may sign in once the provider verified them")
+    ]
+    auto_provision: Annotated[bool, default("true")]
+    claim: Claim
+    registered_claims: str
+
+
+@dataclass
+class _OidcIssuer:
+    # Inherited fields take their help from a marker (doc comments are read where a field is written).
+    issuer: Annotated[
+        str, help("Issuer URL of the OpenID Connect provider (https unless allow_loopback_http)")
+    ]
+
+
+# [auth.oidc]: the issuer, then the ProviderClient keys, then OIDC's own (no docstring: the
+# table's help in the templates stays empty).
+@dataclass
+class OidcSettings(ProviderClient, _OidcIssuer):
     #: Scopes added to openid.
     scopes: list[str]
     #: Verified claim identifying the local account.
     identity_claim: Annotated[str, default("sub")]
-    #: Who may sign in once the provider verified them.
-    admission: Annotated[
-        Literal["authenticated", "claim", "registered", "existing"], default("authenticated")
-    ]
     #: Create an account for an unknown verified identity.
     auto_provision: Annotated[bool, default("true")]
-    claim: Claim
     #: Claims matched against the allow-list (defaults to the identity claim).
     registered_claims: str
     #: reconfirm (end the session here, ask the provider to confirm next time) or global.
@@ -143,26 +165,19 @@ class OidcSettings:
 
 
 @dataclass
-class OauthSettings:
-    #: The provider to sign in with (required): x.
-    provider: Annotated[str, enum("x")]
-    #: Client identifier registered at the provider.
-    client_id: str
-    #: Client secret registered at the provider.
-    client_secret: Annotated[str, secret("mask")]
-    #: Absolute callback URL registered at the provider.
-    redirect_url: str
+class _OauthProvider:
+    provider: Annotated[str, enum("x"), help("The provider to sign in with (required): x")]
+
+
+# [auth.oauth]: the provider, then the ProviderClient keys, then OAuth's own.
+@dataclass
+class OauthSettings(ProviderClient, _OauthProvider):
     #: Replaces the provider's minimal login scopes; one scope per entry.
     scopes: list[str]
     #: A claim the provider reports: sub, preferred_username, name, picture.
     identity_claim: Annotated[str, default("sub")]
-    #: Who may sign in once the provider verified them.
-    admission: Annotated[
-        Literal["authenticated", "claim", "registered", "existing"], default("authenticated")
-    ]
     #: Create an account for an unknown profile.
     auto_provision: Annotated[bool, default("true")]
-    claim: Claim
     #: Claims matched against the allow-list.
     registered_claims: str
     #: Permits a request-relative redirect URL and http endpoints on loopback in development.

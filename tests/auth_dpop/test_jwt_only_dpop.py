@@ -14,9 +14,11 @@ import pytest
 from auth_jwt.conftest import bearer, jwt_only, serving
 from auth_jwt.settings import auth_settings, jwt_settings, revocation
 from backends import StoreBackend
+from starlette.middleware import Middleware
 
 from fw.auth.modes.jwt_only import JwtOnly
 from fw.auth.stores.rdb import RdbStore
+from fw.core.middleware import Pipeline
 from fw.errors import StartupError
 from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
@@ -295,7 +297,9 @@ def test_a_websocket_handshake_is_proven_as_the_http_get_it_starts_as(
         await extension.shutdown()
 
     app = Starlette(
-        routes=[WebSocketRoute("/api/ws", echo)], middleware=list(extension.middleware()), lifespan=lifespan
+        routes=[WebSocketRoute("/api/ws", echo)],
+        middleware=[Middleware(Pipeline, middleware=extension.middleware())],
+        lifespan=lifespan,
     )
     client = DpopClient()
     token = bound_token(issuer, client)

@@ -18,11 +18,13 @@ import uvicorn
 from auth_jwt.conftest import jwt_only
 from auth_jwt.settings import auth_settings, jwt_settings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from fw.auth.modes.jwt_only.dpop import target_uri
+from fw.core.middleware import Pipeline
 from fw.testing.issuer import LocalIssuer
 
 from .support import DpopClient
@@ -40,7 +42,10 @@ async def listening(
     (under ``root_path``, as ``--root-path`` does behind a proxy); a client of it and its origin."""
     extension = jwt_only(auth_settings(jwt_settings(issuer.url, dpop="required")), store)
     await extension.startup()
-    app = Starlette(routes=[Route("/api/{rest:path}", _echo)], middleware=list(extension.middleware()))
+    app = Starlette(
+        routes=[Route("/api/{rest:path}", _echo)],
+        middleware=[Middleware(Pipeline, middleware=extension.middleware())],
+    )
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     config = uvicorn.Config(

@@ -14,6 +14,7 @@ import httpx2
 import pytest
 from backends import StoreBackend
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -22,6 +23,7 @@ import fw
 import fw.auth
 from fw.auth.modes.jwt_only import JwtOnly
 from fw.auth.stores.select import middleware_settings
+from fw.core.middleware import Pipeline
 from fw.rdb.migrate import upgrade
 from fw.settings import AuthSettings
 from fw.testing.issuer import LocalIssuer
@@ -122,7 +124,7 @@ def jwt_only(
 
 def api(extension: JwtOnly) -> Starlette:
     routes = [Route("/api/me", _me), Route("/public", _me), Route("/api/open/page", _me)]
-    return Starlette(routes=routes, middleware=list(extension.middleware()))
+    return Starlette(routes=routes, middleware=[Middleware(Pipeline, middleware=extension.middleware())])
 
 
 @contextlib.asynccontextmanager

@@ -15,10 +15,10 @@ import fw.auth
 from fw import configuration
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware
 from fw.cli import main as fw_command
+from fw.core.serve import RequestPath
 from fw.errors import ConfigError, StartupError
 from fw.rdb.migrate import upgrade
 from fw.settings import AuthSettings, MiddlewareSettings
-from fw.stack import ErrorBoundary
 from fw.testing.issuer import LocalIssuer
 
 Configure = Callable[..., list[str]]
@@ -255,7 +255,7 @@ async def test_a_firestore_backend_that_cannot_be_reached_refuses_to_start_namin
     assert not (tmp_path / "fw.sqlite3").exists()
 
 
-async def test_a_jwt_only_app_answers_its_handlers_errors_through_one_shared_error_boundary(
+async def test_a_jwt_only_app_answers_its_handlers_errors_and_its_refusals_through_one_error_boundary(
     configure: Configure, issuer: LocalIssuer
 ) -> None:
     configure(_toml(issuer))
@@ -271,8 +271,9 @@ async def test_a_jwt_only_app_answers_its_handlers_errors_through_one_shared_err
 
     await app.startup()
     try:
-        stack: Any = app.build().middleware_stack  # type: ignore[attr-defined]
-        assert type(stack) is ErrorBoundary and type(stack.app) is BearerMiddleware
+        stack: Any = app.build()
+        assert type(stack) is RequestPath  # one layer: the decisions, the route and the boundary
+        assert [type(middleware) for middleware in stack.middleware] == [BearerMiddleware]
         transport = httpx2.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx2.AsyncClient(transport=transport, base_url="http://testserver") as client:
             headers = {"Authorization": f"Bearer {issuer.mint('erin')}"}

@@ -9,9 +9,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from starlette.middleware import Middleware
 
 from fw.auth.modes.jwt_only.middleware import _authorization
 from fw.auth.tokens.jws import MAX_TOKEN_BYTES
+from fw.core.middleware import Pipeline
 from fw.testing.issuer import LocalIssuer
 
 from .conftest import bearer, jwt_only, serving
@@ -288,7 +290,7 @@ def test_an_anonymous_websocket_on_a_protected_path_is_closed(issuer: LocalIssue
 
     app = Starlette(
         routes=[WebSocketRoute("/api/ws", echo), WebSocketRoute("/ws", echo)],
-        middleware=list(extension.middleware()),
+        middleware=[Middleware(Pipeline, middleware=extension.middleware())],
         lifespan=lifespan,
     )
     with TestClient(app) as client:

@@ -8,12 +8,14 @@ from pathlib import Path
 import httpx2
 import pytest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from fw.auth import plugin
 from fw.auth.protection import PatternError, Protection, compile_pattern, pattern_problem
 from fw.cli.routetable import ProtectionRules
+from fw.core.middleware import Pipeline
 from fw.testing.issuer import LocalIssuer
 
 from .conftest import jwt_only
@@ -77,7 +79,10 @@ async def test_a_served_app_refuses_an_anonymous_home_page_and_serves_the_rest(
     async def page(_request: object) -> PlainTextResponse:
         return PlainTextResponse("page")
 
-    app = Starlette(routes=[Route("/", page), Route("/about", page)], middleware=list(extension.middleware()))
+    app = Starlette(
+        routes=[Route("/", page), Route("/about", page)],
+        middleware=[Middleware(Pipeline, middleware=extension.middleware())],
+    )
     await extension.startup()
     try:
         transport = httpx2.ASGITransport(app=app)

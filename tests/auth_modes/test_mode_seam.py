@@ -17,12 +17,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
 from starlette.testclient import TestClient
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope
 
 import fw
 from fw.auth.caller import Authentication, record
@@ -30,6 +28,8 @@ from fw.auth.modes import registry as modes_registry
 from fw.auth.modes.base import DevEnvironment, DevIssuer, ModeSettings, Scaffold
 from fw.configuration import choices, registry
 from fw.configuration.advisory import Advisory
+from fw.core.middleware import Decision, Middleware
+from fw.core.routes import BaseRoute, Route
 from fw.generate.config import generate_folders
 from fw.testing import configured
 
@@ -53,16 +53,15 @@ class Visitor:
 
 
 class DoorMiddleware:
-    """Records a :class:`Visitor` for requests presenting the keyword."""
+    """Records a :class:`Visitor` for requests presenting the keyword (fw's one middleware protocol)."""
 
-    def __init__(self, app: ASGIApp, keyword: str) -> None:
-        self.app = app
+    def __init__(self, keyword: str) -> None:
         self.keyword = keyword.encode()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def decide(self, scope: Scope) -> Decision:
         if scope["type"] == "http" and (b"x-door", self.keyword) in scope["headers"]:
             record(scope, Authentication("bearer", "visitor", "door", "visitor", Visitor("visitor", 1)))
-        await self.app(scope, receive, send)
+        return None
 
 
 class Door:
@@ -76,7 +75,7 @@ class Door:
         return [Route(self.settings.path, self.knock, methods=["GET"])]
 
     def middleware(self) -> Sequence[Middleware]:
-        return [Middleware(DoorMiddleware, keyword=self.settings.keyword)]
+        return [DoorMiddleware(self.settings.keyword)]
 
     async def startup(self) -> None:
         self.started = True

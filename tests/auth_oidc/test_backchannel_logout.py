@@ -20,7 +20,7 @@ from auth_oidc.conftest import Build
 from auth_oidc.support import logout_token, session_settings
 from fw import configuration
 from fw.auth.oidc.backchannel import BACKCHANNEL_EVENT, check_logout_claims
-from fw.auth.oidc.tokens import LEEWAY
+from fw.auth.oidc.exchange import LEEWAY
 from fw.auth.tokens import TokenRejected
 from fw.errors import StartupError
 from fw.testing import BrowserClient, TestIdentityProvider, configured

@@ -160,7 +160,7 @@ def test_an_id_token_failing_verification_creates_no_session(
     claims: dict[str, object],
 ) -> None:
     from fw.auth.modes.oidc_only import login as oidc_login
-    from fw.auth.oidc import tokens as token_module
+    from fw.auth.oidc import exchange as token_module
 
     original = token_module.exchange_code
     forger = ForgingProvider(idp)
@@ -183,7 +183,7 @@ def test_an_id_token_signed_by_another_key_creates_no_session(
     from joserfc.jwk import RSAKey
 
     from fw.auth.modes.oidc_only import login as oidc_login
-    from fw.auth.oidc import tokens as token_module
+    from fw.auth.oidc import exchange as token_module
 
     original = token_module.exchange_code
     stranger = RSAKey.generate_key(2048, parameters={"kid": idp.running.provider.key.kid})
@@ -213,7 +213,7 @@ def test_an_unsigned_or_shared_secret_id_token_creates_no_session(
     import json
 
     from fw.auth.modes.oidc_only import login as oidc_login
-    from fw.auth.oidc import tokens as token_module
+    from fw.auth.oidc import exchange as token_module
 
     original = token_module.exchange_code
 

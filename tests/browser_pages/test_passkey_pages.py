@@ -13,11 +13,11 @@ from auth_passkey_modes.support import ORIGIN, passkey_only, passkey_only_toml, 
 from starlette.testclient import TestClient
 
 import fw
-import fw.auth.passkey
+import fw.auth.webauthn
 from fw.testing import configured
 
 HARNESS = Path(__file__).with_name("passkey_harness.js")
-SCRIPT = Path(fw.auth.passkey.__file__).with_name("passkey.js")
+SCRIPT = Path(fw.auth.webauthn.__file__).with_name("passkey.js")
 
 
 def test_passkey_only_serves_its_sign_in_page_at_the_login_path(sqlite_dsn: str) -> None:

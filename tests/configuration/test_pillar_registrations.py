@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import fw.pillars
 from fw import configuration
 from fw.configuration import advisory, registry, removed
 from fw.configuration.advisory import Advisory, AdvisoryContext
@@ -97,6 +98,7 @@ def test_a_removed_key_is_left_out_of_the_summary_help_and_templates(vault: Any)
 
 
 def test_the_frameworks_removed_provider_logout_is_registered_by_auth(fresh: None) -> None:
+    fw.pillars.install()  # what an App, fw.parse_config, fw.testing.configured and fw do first
     with pytest.raises(ConfigError) as caught:
         registry.parse_layers(["--auth-oidc-provider_logout"], {}, "")
     assert caught.value.key == "auth.oidc.provider_logout"

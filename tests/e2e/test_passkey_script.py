@@ -1,6 +1,6 @@
 """passkey.js in a real browser: headless Chromium with the DevTools virtual authenticator runs
 ``fwPasskey.bootstrap()``, ``register()`` and ``login()`` against minimal ceremony endpoints built on
-fw.auth.passkey, with the browser's own JSON helpers and with the script's Base64url fallback."""
+fw.auth.webauthn, with the browser's own JSON helpers and with the script's Base64url fallback."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from e2e.support import free_port
 from e2e.webauthn import PasskeyBrowser, passkey_browser
-from fw.auth.passkey import (
+from fw.auth.webauthn import (
     SCRIPT_MEDIA_TYPE,
     KnownCredential,
     PasskeyRejected,

@@ -19,7 +19,7 @@ from joserfc import jwt
 from joserfc.jwk import RSAKey
 
 from fw.auth.modes.oidc_only import login as oidc_login
-from fw.auth.oidc import tokens as token_module
+from fw.auth.oidc import exchange as token_module
 
 from .browser_modes import BROWSER_MODES, OIDC_MODES, ORIGIN, Site, query_of, running_site
 

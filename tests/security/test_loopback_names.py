@@ -19,8 +19,8 @@ from fw.auth.browser.origins import Origins
 from fw.auth.browser.redirects import loopback_host_header
 from fw.auth.browser.rules import check_redirect_url
 from fw.auth.modes.rules import check_issuer
-from fw.auth.passkey import RelyingParty, relying_party_problems
 from fw.auth.tokens.urls import is_loopback_host, transport_problem
+from fw.auth.webauthn import RelyingParty, relying_party_problems
 from fw.devidp.loopback import LoopbackOnly, redirect_allowed
 from fw.errors import StartupError
 from fw.problems import Problem

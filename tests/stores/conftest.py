@@ -4,8 +4,10 @@
 the test's own, PostgreSQL at ``FW_TEST_POSTGRES_DSN``, Redis at ``FW_TEST_REDIS_URL`` (each
 skipped with the reason when its variable is missing), the sealed cookie, DynamoDB on a local
 moto server (a table of the test's own, created as ``fw migrate`` does) and Firestore in
-Datastore mode on Google's emulator (started once per session, a namespace per test). A new
-engine joins by adding its fixture and its name to the engine lists below. Each test runs
+Datastore mode on Google's emulator (started once per session, a namespace per test), and
+``memory``, an engine registered from outside fw (:mod:`stores.memory.store`) and opened through
+the store registry as fw opens its own. A new engine joins by adding its fixture and its name to
+the engine lists below. Each test runs
 on exactly the engines that implement what it asks for: ``auth_store`` on the engines that keep
 the ``auth.backend`` records, ``backend`` and ``sessions`` on every engine that keeps sessions,
 ``recalling_backend`` on those whose destroyed sessions are gone everywhere, ``server_backend`` on
@@ -24,8 +26,12 @@ import pytest
 from fw.auth.stores import AuthStore, SessionStore
 from fw.auth.stores.cookie import CookieSessions
 from fw.auth.stores.rdb import RdbStore
+from fw.auth.stores.registry import StoreSettings
+from fw.auth.stores.select import middleware_settings, open_auth_store, open_session_store
 from fw.rdb.migrate import upgrade
-from fw.settings import DynamoSettings
+from fw.settings import DynamoSettings, SessionKeyring, SessionSettings
+
+from .memory.store import MemorySettings, memory_registered
 
 
 @dataclass
@@ -142,12 +148,28 @@ def cookie_backend() -> Backend:
     return Backend("cookie", None, store, lambda: CookieSessions(secret), None, recalls_sessions=False)
 
 
+@pytest.fixture
+async def memory_backend() -> AsyncIterator[Backend]:
+    """The outside engine, opened by name through the registry (``auth.backend = "memory"``)."""
+    space = MemorySettings(unique("space"))
+    where = StoreSettings(middleware_settings(), lookup=lambda cls: space)
+    session = SessionSettings(True, "memory", "", SessionKeyring(""))
+    with memory_registered():
+        store = await open_auth_store("memory", where, ["accounts", "sessions", "passkeys", "bootstrap"])
+        own = open_session_store(session, None, where)  # sessions on a handle of their own
+        assert own.name == store.name == "memory" and own is not store.sessions()
+        yield Backend(
+            "memory", store, store.sessions(), lambda: open_session_store(session, None, where), None
+        )
+        await store.close()
+
+
 #: Engines keeping the ``auth.backend`` records (accounts, allow-list, revocations, ceremonies...).
-AUTH_ENGINES = ["sqlite", "postgresql", "dynamo", "firestore"]
+AUTH_ENGINES = ["sqlite", "postgresql", "dynamo", "firestore", "memory"]
 #: Engines keeping browser sessions (``session.backend``).
-SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie", "dynamo", "firestore"]
+SESSION_ENGINES = ["sqlite", "postgresql", "redis", "cookie", "dynamo", "firestore", "memory"]
 #: Session engines whose destroyed sessions are gone for every holder of the cookie.
-RECALLING_ENGINES = ["sqlite", "postgresql", "redis", "dynamo", "firestore"]
+RECALLING_ENGINES = ["sqlite", "postgresql", "redis", "dynamo", "firestore", "memory"]
 #: Engines with a server (or file) that can be missing.
 SERVER_ENGINES = ["sqlite", "postgresql", "redis", "dynamo", "firestore"]
 
@@ -175,6 +197,12 @@ def server_backend(request: pytest.FixtureRequest) -> Backend:
 
 @pytest.fixture(params=AUTH_ENGINES)
 def auth_backend(request: pytest.FixtureRequest) -> Backend:
+    return _engine(request)
+
+
+@pytest.fixture(params=[engine for engine in AUTH_ENGINES if engine in SERVER_ENGINES])
+def server_auth_backend(request: pytest.FixtureRequest) -> Backend:
+    """An engine keeping the ``auth.backend`` records behind a server (or file) that can be missing."""
     return _engine(request)
 
 

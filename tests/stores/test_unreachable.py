@@ -65,9 +65,9 @@ def _unreachable(backend: Backend) -> Any:
 
 @pytest.mark.parametrize("call", list(AUTH_CALLS))
 async def test_every_auth_store_method_fails_as_store_unavailable_when_unreachable(
-    auth_backend: Backend, call: str
+    server_auth_backend: Backend, call: str
 ) -> None:
-    store = _unreachable(auth_backend)
+    store = _unreachable(server_auth_backend)
     try:
         with pytest.raises(StoreUnavailable):
             await AUTH_CALLS[call](store)

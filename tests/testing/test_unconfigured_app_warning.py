@@ -93,3 +93,28 @@ def test_the_plugin_watches_implicit_parses_while_this_run_lasts() -> None:
             registry.ensure_parsed()
     finally:
         registry.restore(saved)
+
+
+ORDERED_TESTS = """
+import fw
+from starlette.testclient import TestClient
+
+
+def test_a_fixture_like_step_parses_the_configuration():
+    fw.parse_config([])
+
+
+def test_then_starts_an_app_without_configured():
+    with TestClient(fw.App()) as client:
+        assert client.get("/openapi.json").status_code == 200
+"""
+
+
+def test_an_app_started_under_a_configuration_an_earlier_test_parsed_warns_too(tmp_path: Path) -> None:
+    (tmp_path / "test_ordered.py").write_text(ORDERED_TESTS)
+    result = _run(tmp_path, "test_ordered.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    output = " ".join(result.stdout.split())
+    line = ORDERED_TESTS.splitlines().index("def test_then_starts_an_app_without_configured():") + 1
+    assert f"test_ordered.py:{line}: UnconfiguredAppWarning: fw started an App" in output
+    assert "2 passed, 1 warning" in output

@@ -5,9 +5,9 @@
 and is it active?" when a session is re-read. Both may be sync or async. Without them fw uses
 its own account store. The link is always (issuer, identity-claim value), never e-mail.
 
-Seams belong to an App: called with ``app=`` they are that App's own; called without, they set
-the process default every App uses unless it has its own. Each running App keeps its own
-re-read clock (:class:`AccountSeams`).
+Seams belong to an App: called with ``app=`` they are that App's own, kept on the App
+(:mod:`fw.configuration.owner`); called without, they set the process default every App uses
+unless it has its own. Each running App keeps its own re-read clock (:class:`AccountSeams`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from fw.auth.runtime import auth_for_call
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AccountStore
 from fw.auth.stores.records import AccountLink, StoredAccount
+from fw.configuration.owner import Owned, Slot, owned
 
 #: A logged-in request re-reads its account at most this often (seconds), per account and App.
 REREAD_INTERVAL = 30.0
@@ -75,19 +76,14 @@ class _Seams:
 
 #: What ``set_account_resolver(fn)`` / ``set_account_lookup(fn)`` set without ``app=``.
 _process = _Seams()
-#: Seams an App was given with ``app=``; they take precedence over the process default.
-_own: weakref.WeakKeyDictionary[object, _Seams] = weakref.WeakKeyDictionary()
+#: Seams an App was given with ``app=``, on the App; they take precedence over the process default.
+_OWN = Slot("account seams", _Seams)
 #: Counts the changes to any seam, so an :class:`AccountSeams` can keep what it derived from them.
 _changes = 0
 
 
 def _target(app: object | None) -> _Seams:
-    if app is None:
-        return _process
-    found = _own.get(app)
-    if found is None:
-        found = _own[app] = _Seams()
-    return found
+    return _process if app is None else owned(app).get(_OWN)
 
 
 def set_account_resolver(fn: Resolver | None, *, app: object | None = None) -> None:
@@ -184,6 +180,7 @@ class AccountSeams:
 
     def __init__(self, app: object | None = None, default: DefaultAccounts | None = None) -> None:
         self.app = app
+        self._owned: Owned | None = owned(app) if app is not None else None
         self.default = default
         self._last_read: dict[str, float] = {}
         #: What :meth:`claim_is_the_account` last answered, for which seam changes and default.
@@ -205,12 +202,12 @@ class AccountSeams:
 
     @property
     def resolver(self) -> Resolver | None:
-        own = _own.get(self.app) if self.app is not None else None
+        own = self._owned.peek(_OWN) if self._owned is not None else None
         return own.resolver if own is not None and own.resolver is not None else _process.resolver
 
     @property
     def lookup_seam(self) -> Lookup | None:
-        own = _own.get(self.app) if self.app is not None else None
+        own = self._owned.peek(_OWN) if self._owned is not None else None
         return own.lookup if own is not None and own.lookup is not None else _process.lookup
 
     async def resolve(self, identity: Identity) -> Account | None:

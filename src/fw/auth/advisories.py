@@ -3,7 +3,7 @@ unread (left out of the startup summary), its findings for ``fw doctor`` and the
 keys it removed (refused with their replacement when a configuration still turns them on).
 
 The configuration layer knows nothing about auth modes, so this module registers with it. Each
-hook imports the mode registry (and with it every mode's code) or the firestore advisory only
+hook imports the mode registry (and with it every mode's code) or the store registry only
 when the resolved values turn that part on: an application with authentication off, or on
 another backend, never loads them (DESIGN 10.1).
 """
@@ -45,20 +45,26 @@ def mode_advisories(context: AdvisoryContext) -> list[Advisory]:
     return advisories(context.values, context.sources, context.app_env)
 
 
-def firestore_advisories(context: AdvisoryContext) -> list[Advisory]:
-    """The TTL policies to create, whenever a store is on ``firestore``."""
-    values = context.values
-    if "firestore" not in (values.get("auth.backend"), values.get("session.backend")):
-        return []
-    from fw.auth.stores.firestore_ttl import ttl_advisories
+#: The default of ``auth.backend`` and ``session.backend``: while both keep it, the store registry
+#: is not imported for the summary (fw's relational engine has nothing to advise).
+DEFAULT_BACKEND = "rdb"
 
-    return ttl_advisories(context)
+
+def store_advisories(context: AdvisoryContext) -> list[Advisory]:
+    """What the engines ``auth.backend`` and ``session.backend`` name have to say (the TTL policies
+    a ``firestore`` store needs), whether or not their pillar is on."""
+    values = context.values
+    if all(values.get(key) in (None, DEFAULT_BACKEND) for key in ("auth.backend", "session.backend")):
+        return []
+    from fw.auth.stores.registry import doctor_advisories
+
+    return doctor_advisories(context)
 
 
 def register() -> None:
     """Hand authentication's summary filter, advisories and removed keys to the configuration layer."""
     register_inactive_hook(unread_tables)
     register_advisories(mode_advisories)
-    register_advisories(firestore_advisories)
+    register_advisories(store_advisories)
     for key, fix in REMOVED_KEYS.items():
         register_removed_key(key, fix)

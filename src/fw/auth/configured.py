@@ -9,15 +9,15 @@ Pillars receive resolved settings: the auth factory (:func:`fw.auth.plugin.exten
 from __future__ import annotations
 
 from fw.auth.stores.select import middleware_settings
+from fw.configuration import Configuration, in_force
 from fw.settings import MiddlewareSettings
 
 
-def configured_middleware() -> MiddlewareSettings:
-    """``[middleware]`` (rdb, dynamo, firestore) as parsed; each engine's defaults where unregistered."""
-    from fw.configuration import config
-
+def configured_middleware(configuration: Configuration | None = None) -> MiddlewareSettings:
+    """``[middleware]`` (rdb, dynamo, firestore) of ``configuration`` (default: the one in force);
+    each engine's defaults where unregistered."""
     try:
-        return config(MiddlewareSettings)
+        return (configuration or in_force()).config(MiddlewareSettings)
     except LookupError:
         from fw.rdb.migrate import configured_dsn  # only here: it loads SQLAlchemy and Alembic
 

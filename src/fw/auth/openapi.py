@@ -16,7 +16,7 @@ from fw.auth.browser.cookies import CookiePolicy
 from fw.auth.modes.jwt_only.settings import store_records
 from fw.auth.modes.registry import find_mode
 from fw.auth.protection import PatternError, Protection
-from fw.configuration.registry import config, current_app_env
+from fw.configuration import bound
 from fw.extension import OpenApiSecurity
 from fw.settings import AuthSettings, JwtSettings
 
@@ -81,9 +81,9 @@ def _browser_answers(auth: AuthSettings, method: str) -> dict[str, str]:
 def security(app: object) -> OpenApiSecurity | None:
     """The description for the parsed configuration; ``None`` when auth is off or unusable (the
     mode's own extension then refuses to start with the reason)."""
-    del app
+    configuration = bound(app)
     try:
-        auth = config(AuthSettings)
+        auth = configuration.config(AuthSettings)
     except LookupError:
         return None
     if not auth.enabled:
@@ -92,6 +92,6 @@ def security(app: object) -> OpenApiSecurity | None:
     if mode is None:
         return None
     try:
-        return describe(auth, browser=mode.browser, app_env=current_app_env())
+        return describe(auth, browser=mode.browser, app_env=configuration.app_env)
     except PatternError:
         return None

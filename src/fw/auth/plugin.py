@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from starlette.middleware import Middleware
-from starlette.routing import BaseRoute
-
 from fw.auth.configured import configured_middleware
 from fw.auth.modes.base import Mode, ModeSettings
 from fw.auth.modes.registry import mode_named
 from fw.auth.modes.rules import SourceOf, check_development_only, check_shared
-from fw.configuration.registry import config, current_app_env, source_of
+from fw.configuration import bound
+from fw.core.middleware import Middleware
+from fw.core.routes import BaseRoute
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension
 from fw.settings import AuthSettings, SessionSettings
@@ -83,16 +82,17 @@ def build_extension(settings: ModeSettings, sources: SourceOf) -> Extension | No
 
 
 def extension(app: object) -> Extension | None:
-    """Read the parsed configuration and compose the chosen mode into ``app`` (its extension factory)."""
+    """Read ``app``'s configuration and compose the chosen mode into ``app`` (its extension factory)."""
+    configuration = bound(app)
     try:
         settings = ModeSettings(
-            auth=config(AuthSettings),
-            session=config(SessionSettings),
-            middleware=configured_middleware(),
-            lookup=config,
+            auth=configuration.config(AuthSettings),
+            session=configuration.config(SessionSettings),
+            middleware=configured_middleware(configuration),
+            lookup=configuration.config,
             app=app,
-            app_env=current_app_env(),
+            app_env=configuration.app_env,
         )
     except LookupError:
         return None  # the framework's settings are not registered: authentication stays off
-    return build_extension(settings, source_of)
+    return build_extension(settings, configuration.source_of)

@@ -1,9 +1,10 @@
 """The auth of running Apps, for fw.auth's module-level calls (``revoke_token``, ``allow``, ...).
 
-A started auth extension lends its store here until it stops. A call acts on the App passed as
-``app=``, else on the one running in the caller's event loop; several there is ambiguous and
-refused with the fix. With none running (a management script) the call opens the configured
-store for itself and closes it afterwards.
+A started auth extension lends its store to its App until it stops (kept on the App:
+:mod:`fw.configuration.owner`). A call acts on the App passed as ``app=``, else on the one
+running in the caller's event loop; several there is ambiguous and refused with the fix. With
+none running (a management script) the call opens the configured store for itself and closes
+it afterwards.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 
 from fw.auth.stores.interfaces import AuthStore
 from fw.auth.stores.select import open_auth_store
+from fw.configuration.owner import Owned, Slot, every, owned
 from fw.settings import AuthSettings, MiddlewareSettings
 
 
@@ -35,30 +37,45 @@ class RunningAuth:
     revocations_changed: Callable[[], None] = field(default=_nothing)
 
 
-_running: list[tuple[asyncio.AbstractEventLoop, RunningAuth]] = []
+#: What one App's started auth lent: (the event loop it started in, what it lent), in start order.
+_LENT: Slot[list[tuple[asyncio.AbstractEventLoop, RunningAuth]]] = Slot("running auth", list)
+#: What an extension started with no App lent (one started on its own, as tests do).
+_ownerless: list[tuple[asyncio.AbstractEventLoop, RunningAuth]] = []
+
+
+def _lent_by(app: object | None) -> list[tuple[asyncio.AbstractEventLoop, RunningAuth]]:
+    return _ownerless if app is None else owned(app).get(_LENT)
 
 
 def start(running: RunningAuth) -> None:
-    _running.append((asyncio.get_running_loop(), running))
+    _lent_by(running.app).append((asyncio.get_running_loop(), running))
 
 
 def stop(running: RunningAuth) -> None:
-    _running[:] = [entry for entry in _running if entry[1] is not running]
+    lent = _lent_by(running.app)
+    lent[:] = [entry for entry in lent if entry[1] is not running]
+
+
+def _everything_lent() -> list[tuple[asyncio.AbstractEventLoop, RunningAuth]]:
+    lent: list[tuple[asyncio.AbstractEventLoop, RunningAuth]] = list(_ownerless)
+    holders: list[Owned] = every()
+    for holder in holders:
+        theirs = holder.peek(_LENT)
+        if theirs:
+            lent.extend(theirs)
+    return lent
 
 
 def find(app: object | None = None) -> RunningAuth | None:
     """The running auth of ``app``, else the only one in this event loop; ``None`` when none runs."""
     loop = asyncio.get_running_loop()
     if app is not None:
-        for owner, running in _running:
-            if running.app is app:
-                if owner is not loop:
-                    raise RuntimeError(
-                        "the App passed as app= runs in another event loop; call from that loop"
-                    )
-                return running
+        for owner, running in _lent_by(app):
+            if owner is not loop:
+                raise RuntimeError("the App passed as app= runs in another event loop; call from that loop")
+            return running
         raise RuntimeError("the App passed as app= is not running; start it first, or leave out app=")
-    here = [running for owner, running in _running if owner is loop]
+    here = [running for owner, running in _everything_lent() if owner is loop]
     if len(here) > 1:
         raise RuntimeError("several Apps are running in this event loop; pass app= to say which one")
     return here[0] if here else None
@@ -68,14 +85,15 @@ def _configured() -> tuple[AuthSettings | None, MiddlewareSettings]:
     """Outside a running App, the parsed configuration is the only place settings come from; a
     management script that did not call ``fw.parse_config`` gets it read as a started App would."""
     from fw.auth.configured import configured_middleware
-    from fw.configuration import config, ensure_parsed
+    from fw.configuration import ensure_parsed, in_force
 
     ensure_parsed()
+    configuration = in_force()
     try:
-        auth: AuthSettings | None = config(AuthSettings)
+        auth: AuthSettings | None = configuration.config(AuthSettings)
     except LookupError:
         auth = None
-    return auth, configured_middleware()
+    return auth, configured_middleware(configuration)
 
 
 @contextlib.asynccontextmanager

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fw.auth import advisories
-from fw.configuration.registry import config
+from fw.configuration import bound
 from fw.extension import register_extension, register_openapi_security
 from fw.settings import AuthSettings
 
@@ -21,17 +21,17 @@ if TYPE_CHECKING:
     from fw.extension import Extension, OpenApiSecurity
 
 
-def _enabled() -> bool:
-    """``auth.enabled`` of the parsed configuration (off when fw's tables are not registered)."""
+def _enabled(app: object) -> bool:
+    """``auth.enabled`` of ``app``'s configuration (off when fw's tables are not registered)."""
     try:
-        return config(AuthSettings).enabled
+        return bound(app).config(AuthSettings).enabled
     except LookupError:
         return False
 
 
 def extension(app: object) -> Extension | None:
     """The App's auth factory: ``None`` while auth is off, else :func:`fw.auth.plugin.extension`'s."""
-    if not _enabled():
+    if not _enabled(app):
         return None
     from fw.auth.plugin import extension as auth_extension
 
@@ -40,7 +40,7 @@ def extension(app: object) -> Extension | None:
 
 def security(app: object) -> OpenApiSecurity | None:
     """How auth guards ``app`` in the OpenAPI document: :func:`fw.auth.openapi.security`."""
-    if not _enabled():
+    if not _enabled(app):
         return None
     from fw.auth.openapi import security as auth_security
 

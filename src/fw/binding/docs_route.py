@@ -26,8 +26,8 @@ from typing import Literal
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import BaseRoute, Route
 
+from fw.core.routes import BaseRoute, Route
 from fw.errors import StartupError
 from fw.extras import pip_install
 

@@ -92,10 +92,10 @@ class BodyLimits:
 
 DEFAULT_LIMITS = BodyLimits()
 #: Versions whose requests carry a body only with a Content-Length or Transfer-Encoding header.
-_FRAMED_VERSIONS = ("1.1", "1.0")
+FRAMED_VERSIONS = ("1.1", "1.0")
 #: Methods whose requests are taken as bodyless when they declare no body, even from an ASGI
 #: server that would not pass the framing headers on (other methods keep the counting receive).
-_BODYLESS_METHODS = ("GET", "HEAD")
+BODYLESS_METHODS = ("GET", "HEAD")
 #: Where :class:`BodyLimitMiddleware` leaves the limits for the body decoders.
 SCOPE_KEY = "fw.body_limits"
 
@@ -106,7 +106,7 @@ def limits_of(scope: MutableMapping[str, Any]) -> BodyLimits:
     return limits if isinstance(limits, BodyLimits) else DEFAULT_LIMITS
 
 
-def _framing(scope: Scope) -> tuple[int | None, bool]:
+def framing(scope: Scope) -> tuple[int | None, bool]:
     """(declared Content-Length, whether any body framing header is present), in one pass."""
     declared: int | None = None
     length_seen = framed = False
@@ -133,11 +133,21 @@ def guarded_receive(scope: Scope, receive: Receive, limits: BodyLimits) -> Recei
     through a ``receive`` that counts the bytes and raises :class:`BodyTooLarge` at the limit.
     """
     scope[SCOPE_KEY] = limits
-    declared, framed = _framing(scope)
-    if not framed and scope["method"] in _BODYLESS_METHODS and scope.get("http_version") in _FRAMED_VERSIONS:
+    declared, framed = framing(scope)
+    if not framed and bodyless(scope):
         # An HTTP/1.x GET or HEAD without Content-Length or Transfer-Encoding has no body
         # (RFC 9112 6.3): nothing can arrive to count, so ``receive`` is passed on as it is.
         return receive
+    return counting_receive(receive, limits, declared)
+
+
+def bodyless(scope: Scope) -> bool:
+    """Whether a request that sent no framing header has no body: an HTTP/1.x GET or HEAD."""
+    return scope["method"] in BODYLESS_METHODS and scope.get("http_version") in FRAMED_VERSIONS
+
+
+def counting_receive(receive: Receive, limits: BodyLimits, declared: int | None) -> Receive | None:
+    """``receive`` counting the body's bytes against ``limits`` (``None``: ``declared`` is already over)."""
     limit = limits.request
     if declared is not None and declared > limit:
         return None

@@ -17,10 +17,10 @@ from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
 import fw.binding.registry as registry
 from fw.binding.info import api_info
+from fw.core.routes import BaseRoute, Route
 from fw.extension import OpenApiSecurity
 from fw.responses import JSONResponse
 from fw.routing import DeclaredRoute

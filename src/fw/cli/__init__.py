@@ -199,7 +199,8 @@ def cmd_migrate(project: Project, rest: list[str]) -> int:
 
 
 async def _migrate_cloud_stores() -> list[str]:
-    """Create the DynamoDB table (TTL enabled) when ``auth.backend`` or ``session.backend`` is dynamo."""
+    """What each engine ``auth.backend`` or ``session.backend`` names creates (the DynamoDB table,
+    TTL enabled): the store registry's migration hooks."""
     from fw.configuration import config
     from fw.settings import AuthSettings, SessionSettings
 
@@ -208,16 +209,14 @@ async def _migrate_cloud_stores() -> list[str]:
         backends["auth.backend"] = config(AuthSettings).backend
     with contextlib.suppress(LookupError):
         backends["session.backend"] = config(SessionSettings).backend
-    keys = [key for key, backend in backends.items() if backend == "dynamo"]
-    if not keys:
+    from fw.auth.stores.registry import StoreSettings, find_store, migrate
+
+    engines = [find_store(name) for name in backends.values()]
+    if not any(engine is not None and engine.migrate is not None for engine in engines):
         return []
-    from fw.extras import require_extra
-
-    require_extra("dynamo", keys[0], "dynamo", "the dynamo backend")
     from fw.auth.configured import configured_middleware
-    from fw.auth.stores.dynamo import create_table
 
-    return await create_table(configured_middleware().dynamo)
+    return await migrate(backends, StoreSettings(configured_middleware(), lookup=config))
 
 
 def cmd_token(project: Project, rest: list[str]) -> int:
@@ -225,6 +224,13 @@ def cmd_token(project: Project, rest: list[str]) -> int:
     from fw.cli.token import run_token
 
     return run_token(project, rest, import_app=_import_app)
+
+
+def cmd_healthcheck(project: Project | None, rest: list[str]) -> int:
+    """Ask the running server's live (``--ready``: ready) path; exit 0 on 200, 1 otherwise."""
+    from fw.cli.healthcheck import run_healthcheck
+
+    return run_healthcheck(project, rest, import_app=_import_app)
 
 
 def cmd_init(_project: Project | None, rest: list[str]) -> int:
@@ -249,20 +255,17 @@ def cmd_init(_project: Project | None, rest: list[str]) -> int:
 
 def cmd_routes(project: Project, rest: list[str]) -> int:
     """Print the route table: methods, path, protection, the request type bound, the handler."""
-    from starlette.applications import Starlette
-    from starlette.routing import Route
-
     from fw import configuration
     from fw.cli.devonly import parse_without_dev
     from fw.cli.routetable import ProtectionRules, bound_types, render, route_rows
+    from fw.core.routes import Route
     from fw.settings import AuthSettings
 
     app = _the_app(project)
     missing = parse_without_dev(lambda: configuration.parse_config(rest))
     if missing:  # the routes do not depend on the provider's address or client
         sys.stderr.write(f"fw: {missing.line()}\n")
-    served = app.build()
-    assert isinstance(served, Starlette)
+    served = app.routes
     for ext in app.extensions:
         # An extension its startup rules refused (fw.auth.plugin.Refused) serves no routes; the
         # table below is then not what a started App serves, so say why first.
@@ -277,7 +280,7 @@ def cmd_routes(project: Project, rest: list[str]) -> int:
     binds, errors = bound_types(project.handlers)
     for error in errors:
         sys.stderr.write(f"fw: {error}\n")
-    print(render(route_rows(served.routes, app.entries, rules, binds, own)))
+    print(render(route_rows(served, app.entries, rules, binds, own)))
     return 0
 
 
@@ -311,6 +314,7 @@ COMMANDS = {
     "init": (cmd_init, "create a new project (fw init --help)"),
     "completion": (cmd_completion, "print a shell completion script: fw completion bash|zsh|fish"),
     "token": (cmd_token, "print an access token the fw dev server accepts (a bearer-token API)"),
+    "healthcheck": (cmd_healthcheck, "exit 0 when the running server answers its live (--ready: ready) path"),
 }
 
 
@@ -355,6 +359,16 @@ def _searching_from(root: Path) -> Iterator[None]:
         state.options = saved
 
 
+def _project_if_any(directory: Path | None) -> Project | None:
+    """The project of ``--project DIR`` (which must be one), else the nearest one, else ``None``."""
+    try:
+        return load_project(directory)
+    except ProjectError:
+        if directory is not None:
+            raise
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fw", description="The fw framework's command line.")
     parser.add_argument("--project", type=Path, default=None, help="project directory (default: cwd)")
@@ -367,11 +381,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if wants_help(rest):  # before anything is loaded, read or started
         sys.stdout.write(command_help(args.command))
         return 0
+    from fw.pillars import install
+
+    install()  # fw's own pillars judge the configuration the commands parse
     try:
         if args.command == "init":  # creates the project, so there is none to load yet
             return cmd_init(None, rest)
         if args.command == "completion":  # the script is the same for every project
             return cmd_completion(None, rest)
+        if args.command == "healthcheck":  # a container's check: the project is optional there
+            return cmd_healthcheck(_project_if_any(args.project), rest)
         project = load_project(args.project)
         if args.command in CONFIGURED and "--" in rest:  # the rest goes to the configuration as is
             rest.remove("--")

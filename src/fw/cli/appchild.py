@@ -169,6 +169,9 @@ def main(argv: Sequence[str]) -> int:
         sys.stderr.write("fw: python -m fw.cli.appchild is started by fw dev, not by hand\n")
         return 2
     root, descriptor, stage, *args = argv
+    from fw.pillars import install
+
+    install()  # fw's own pillars judge the configuration parsed below, as under fw.run
     channel = _Channel(socket.socket(fileno=int(descriptor)))
     try:
         app = _prepare(Path(root), args, stage=stage)

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starlette.routing import BaseRoute, Mount, Route
-
 from fw.auth.protection import compile_pattern
 from fw.binding.codegen.scan import scan_directory
 from fw.codegen.naming import module_name
+from fw.core.routes import BaseRoute, Mount, Route
 from fw.errors import GenerationError
 from fw.routing import DeclaredRoute, Pattern
 

@@ -109,6 +109,19 @@ server.port). The person enters them there and registers a passkey. Run fw migra
   --recovery     a credential that adds a passkey to the existing account of LOGIN_ID
   --account ID   enrol into this account ID instead of fw's own account for LOGIN_ID""",
     ),
+    "healthcheck": (
+        "fw [--project DIR] healthcheck [--ready] [--timeout 3s] [CONFIGURATION OPTIONS]",
+        """Ask the running server whether it is alive, for a container's health check without curl:
+request http://{server.host}:{server.port}{server.health.live_path} (a server on 0.0.0.0 or ::
+is asked on 127.0.0.1 or ::1) and exit 0 when it answers 200, 1 otherwise with one line on
+stderr saying why. The configuration is read as fw run reads it (the project's files, the
+environment, and the configuration options given here), so the check asks where the server
+listens.
+
+  --ready         ask server.health.ready_path instead: 200 only when every store the App
+                  uses answers and its keys or provider are loaded
+  --timeout 3s    how long the whole request may take (default 3s)""",
+    ),
     "completion": (
         "fw completion {bash,zsh,fish}",
         """Print the shell completion script for fw (sub-commands, global options, directories after

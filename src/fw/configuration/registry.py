@@ -1,4 +1,9 @@
-"""Process-wide configuration state: registrations, the parsed values, the chosen sub-command.
+"""Configuration state: registrations, the parsed values, the chosen sub-command.
+
+Each parse makes a new :class:`State` (a :data:`Configuration`): the one in force for this process
+(or for a :func:`fw.testing.configured` block) is :func:`state`, and an App keeps the one it first
+started under (:mod:`fw.configuration.owner`), so a later parse never changes what a started App
+reads.
 
 Registration only records the type and its prefix. The generated loader is looked up when
 configuration is first parsed or read, not while the registering module is still being imported:
@@ -98,7 +103,53 @@ class State:
     summary_printed: bool = False
     #: The paths the file search tried (``None``: the layers were given, or a path named).
     searched: tuple[Path, ...] | None = None
+    #: Parsed from exactly the layers a test gave (:func:`parse_layers`, ``fw.testing.configured``),
+    #: not from the files, the environment and the command line of the process.
+    given: bool = False
 
+    # Reading one configuration (the module-level functions read the one in force).
+    def config(self, cls: type[T]) -> T:
+        """The typed configuration for ``cls``: parsed values, else declared defaults, else zero."""
+        if self.parsed and cls in self.instances:
+            return typing.cast(T, self.instances[cls])
+        for registration in self.configs.values():
+            if registration.cls is cls:
+                loader = _loader(registration)
+                return typing.cast(T, loader.build(loader.initial_values()))
+        loader_or_command, _ = _lookup(cls, "LOADERS")
+        if isinstance(loader_or_command, Loader):
+            return typing.cast(T, loader_or_command.build(loader_or_command.zero_values()))
+        return typing.cast(T, zero_value(cls))
+
+    def source_of(self, key: str) -> str:
+        """The winning source of ``key``: ``default``, ``file:PATH:LINE``, ``env:NAME``, ``option:--x``."""
+        if not self.parsed or self.resolved is None:
+            return "default"
+        if key not in self.resolved.sources:
+            raise KeyError(key)
+        return self.resolved.sources[key]
+
+    def values(self) -> Mapping[str, Any]:
+        """Every resolved key and its value (empty before parsing)."""
+        return self.resolved.values if self.resolved is not None else {}
+
+    def print_summary_once(self) -> None:
+        """Write this configuration's startup summary once (a Rich tree on a terminal, else one
+        JSON line)."""
+        if self.summary_printed or self.template is not None or not self.parsed:
+            return
+        assert self.resolved is not None
+        self.summary_printed = True
+        _summary.write(
+            _summary_items(self),
+            self.app_env,
+            self.file.path if self.file else None,
+            advisories=_advisories(self),
+        )
+
+
+#: One parsed configuration: what an App runs under, and what ``fw.config`` reads.
+Configuration = State
 
 _state = State()
 _builtin: list[tuple[type, str]] = []
@@ -259,7 +310,12 @@ def parse_layers(argv: Sequence[str], environ: Mapping[str, str], toml: str) -> 
 
 
 def _parse(args: list[str], environ: dict[str, str], toml: str | None) -> None:
-    """The one parsing path; ``toml is None`` means a real process (dotenv files, file search)."""
+    """The one parsing path; ``toml is None`` means a real process (dotenv files, file search).
+
+    It puts a new :class:`State` in force (the one replaced is left as it was: an App started
+    under it keeps reading it).
+    """
+    global _state
     loaders = [_loader(registration) for registration in _state.configs.values()]
     commands = {name: _command(registration) for name, registration in _state.commands.items()}
     unknown = unknown_extensions(
@@ -269,7 +325,8 @@ def _parse(args: list[str], environ: dict[str, str], toml: str | None) -> None:
     if unknown:
         raise ConfigError(unknown[0], "extend_choices", "no registered configuration declares choices for it")
     cli = parse_argv(args, _option_table(loaders), commands)
-    state = _state
+    base = _state
+    state = State(configs=dict(base.configs), commands=dict(base.commands), options=base.options)
     state.template = cli.template
     if cli.template is not None:
         resolved = resolve(loaders, None, {}, {}, {})
@@ -302,6 +359,8 @@ def _parse(args: list[str], environ: dict[str, str], toml: str | None) -> None:
         registration = state.commands[cli.command.name]
         state.selected = (registration.cls, cli.command.build(values))
     state.parsed = True
+    state.given = toml is not None
+    _state = state
 
 
 def _read_file(
@@ -326,15 +385,19 @@ def _given_file(cli: ParsedArgs, toml: str, environ: Mapping[str, str]) -> FileL
     return parse_file(toml, TOML_SOURCE, environ) if toml else None
 
 
-#: Told before :func:`ensure_parsed` parses on its own (see :func:`watch_implicit_parse`).
-_implicit_parse_watcher: typing.Callable[[], None] | None = None
+#: Told when configuration is parsed implicitly or an App starts with no given layers in force
+#: (see :func:`watch_implicit_parse`); called with what happened (``"parsed its configuration
+#: implicitly"``, ``"started an App"``).
+_implicit_parse_watcher: typing.Callable[[str], None] | None = None
 
 
-def watch_implicit_parse(watcher: typing.Callable[[], None] | None) -> typing.Callable[[], None] | None:
+def watch_implicit_parse(watcher: typing.Callable[[str], None] | None) -> typing.Callable[[str], None] | None:
     """Have ``watcher`` called each time :func:`ensure_parsed` is about to read the default files
-    and the environment because nothing was parsed; returns the watcher it replaces.
+    and the environment because nothing was parsed, and each time an App starts under a
+    configuration that was not given as layers (:func:`report_unconfigured`); returns the
+    watcher it replaces.
 
-    fw's pytest plugin warns there: in a test, that parse is a missing ``fw.testing.configured``.
+    fw's pytest plugin warns there: in a test, either is a missing ``fw.testing.configured``.
     The watcher is not configuration state, so ``configured`` blocks and :func:`restore` keep it.
     """
     global _implicit_parse_watcher
@@ -342,11 +405,16 @@ def watch_implicit_parse(watcher: typing.Callable[[], None] | None) -> typing.Ca
     return previous
 
 
+def report_unconfigured(what: str) -> None:
+    """Tell the watcher that ``what`` happened with no given layers in force (an App started)."""
+    if _implicit_parse_watcher is not None:
+        _implicit_parse_watcher(what)
+
+
 def ensure_parsed() -> None:
     """Parse with no arguments when nothing parsed yet (the App started under a plain ASGI server)."""
     if not _state.parsed:
-        if _implicit_parse_watcher is not None:
-            _implicit_parse_watcher()
+        report_unconfigured("parsed its configuration implicitly")
         parse_config([])
 
 
@@ -370,17 +438,10 @@ def registered_loaders() -> list[Loader]:
 
 # Reading.
 def config(cls: type[T], request: object = None) -> T:
-    """The typed configuration for ``cls``: parsed values, else declared defaults, else zero."""
-    if _state.parsed and cls in _state.instances:
-        return typing.cast(T, _state.instances[cls])
-    for registration in _state.configs.values():
-        if registration.cls is cls:
-            loader = _loader(registration)
-            return typing.cast(T, loader.build(loader.initial_values()))
-    loader_or_command, _ = _lookup(cls, "LOADERS")
-    if isinstance(loader_or_command, Loader):
-        return typing.cast(T, loader_or_command.build(loader_or_command.zero_values()))
-    return typing.cast(T, zero_value(cls))
+    """The typed configuration for ``cls`` in force: parsed values, else declared defaults, else
+    zero. ``fw.config`` (:func:`fw.configuration.owner.config`) also finds the App serving ``request``."""
+    del request
+    return _state.config(cls)
 
 
 def choices_of(key: str) -> tuple[str, ...]:
@@ -417,23 +478,16 @@ def key_of_variable(name: str) -> str | None:
 
 def source_of(key: str) -> str:
     """The winning source of ``key``: ``default``, ``file:PATH:LINE``, ``env:NAME``, ``option:--x``."""
-    if not _state.parsed or _state.resolved is None:
-        return "default"
-    if key not in _state.resolved.sources:
-        raise KeyError(key)
-    return _state.resolved.sources[key]
+    return _state.source_of(key)
 
 
 def print_summary_once() -> None:
-    """Write the startup summary once per process (a Rich tree on a terminal, else one JSON line)."""
+    """Write the startup summary of the configuration in force once (parsing it first when
+    nothing was parsed)."""
     if _state.summary_printed or _state.template is not None:
         return
     ensure_parsed()
-    assert _state.resolved is not None
-    _state.summary_printed = True
-    _summary.write(
-        summary_items(), _state.app_env, _state.file.path if _state.file else None, advisories=advisories()
-    )
+    _state.print_summary_once()
 
 
 def _parsed() -> tuple[Resolved, list[Loader]]:
@@ -446,25 +500,39 @@ def _parsed() -> tuple[Resolved, list[Loader]]:
 def summary_items() -> list[_summary.Item]:
     """What the startup summary lists: shown keys, minus dependents of off keys and inactive
     subtrees, each key a pillar decides at run time at the value in effect (``server.docs``)."""
-    resolved, loaders = _parsed()
+    ensure_parsed()
+    return _summary_items(_state)
+
+
+def _summary_items(state: State) -> list[_summary.Item]:
+    assert state.resolved is not None
+    resolved = state.resolved
+    loaders = [_loader(registration) for registration in state.configs.values()]
     left_out = inactive_subtrees(resolved.values) | removed_keys()
-    values, sources = in_effect(resolved.values, resolved.sources, _state.app_env)
+    values, sources = in_effect(resolved.values, resolved.sources, state.app_env)
     return _summary.items(loaders, values, sources, left_out)
 
 
 def advisories() -> list[Advisory]:
     """The configuration advisories (``fw doctor`` and the startup summary): secret values masked,
     and no key marked ``secret("hide")`` named (nor its value shown)."""
-    resolved, loaders = _parsed()
+    ensure_parsed()
+    return _advisories(_state)
+
+
+def _advisories(state: State) -> list[Advisory]:
+    assert state.resolved is not None
+    resolved = state.resolved
+    loaders = [_loader(registration) for registration in state.configs.values()]
     values = resolved.values
     found = _doctor.advisories(
         loaders,
         values,
         resolved.sources,
-        _state.file,
-        _state.app_env,
-        searched=_state.searched,
-        working_dir=_state.options.working_dir,
+        state.file,
+        state.app_env,
+        searched=state.searched,
+        working_dir=state.options.working_dir,
         removed=removed_keys(),
     )
     secrets = secret_texts(loaders, values)

@@ -78,7 +78,8 @@ def create_engine(dsn: str, pool_size: int = DEFAULT_POOL_SIZE) -> AsyncEngine:
     check_pool_size(pool_size)
     url = make_url(async_url(dsn))
     if url.get_backend_name() == "sqlite":
-        return create_async_engine(url, connect_args={"timeout": 15})
+        # hide_parameters: an error names the statement, never its values (account ids, keys).
+        return create_async_engine(url, connect_args={"timeout": 15}, hide_parameters=True)
     require_extra("postgres", DSN_KEY, describe_dsn(dsn), "PostgreSQL")
     return create_async_engine(
         url,
@@ -92,6 +93,7 @@ def create_engine(dsn: str, pool_size: int = DEFAULT_POOL_SIZE) -> AsyncEngine:
         # Connect timeout on the client; a statement timeout on the server, which costs no
         # client-side timer per query.
         connect_args={"timeout": 5, "server_settings": {"statement_timeout": "5000"}},
+        hide_parameters=True,  # an error names the statement, never its values
     )
 
 
@@ -141,3 +143,11 @@ async def require_tables(engine: AsyncEngine, dsn: str, tables: Iterable[str]) -
 def _first_line(error: BaseException) -> str:
     text = str(getattr(error, "orig", None) or error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def describe_error(error: BaseException) -> str:
+    """A database error in one line, for a log or a ``StoreUnavailable`` reason: the driver's
+    class and the first line of its own message. SQLAlchemy's text of an error goes on with the
+    statement and its parameters (account IDs, token hashes), which never belong in a log."""
+    cause = getattr(error, "orig", None) or error
+    return f"{type(cause).__name__}: {_first_line(error)}"

@@ -13,16 +13,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fw.auth.modes.registry import find_mode, registered_modes
+from fw.auth.stores.registry import registered_stores
 
 PRESETS = ("web", "api")
 #: Modes whose projects sign in with passkeys: a login page and ``public/passkey.js``.
 PASSKEY_MODES = ("oidc_passkey", "passkey_only")
-#: ``--session``: where browser sessions live (``session.backend``).
-SESSION_CHOICES = ("rdb", "cookie", "redis", "dynamo", "firestore")
 #: ``--db``: the SQL database of ``[middleware.rdb]`` (auth records, and rdb sessions).
 DB_CHOICES = ("sqlite", "postgres")
-#: Session stores that keep every auth record too, so the project needs no SQL database.
-CLOUD_STORES = {"dynamo": "DynamoDB", "firestore": "Firestore"}
+#: What ``--session`` defaults to: sessions (and auth records) in the SQL database.
+DEFAULT_SESSION = "rdb"
+
+
+def session_choices() -> tuple[str, ...]:
+    """The ``--session`` choices (``session.backend``): every engine the store registry offers."""
+    return tuple(engine.name for engine in registered_stores() if engine.scaffold.offered)
+
+
+def cloud_stores() -> dict[str, str]:
+    """Session stores that keep every auth record too (name -> product), so no SQL database is used."""
+    return {
+        engine.name: engine.scaffold.keeps_everything
+        for engine in registered_stores()
+        if engine.scaffold.offered and engine.scaffold.keeps_everything
+    }
+
+
+#: The choices as this installation registers them (for ``fw init --help``).
+SESSION_CHOICES = session_choices()
+CLOUD_STORES = cloud_stores()
 
 
 def auth_choices() -> tuple[str, ...]:
@@ -79,7 +97,7 @@ class InitOptions:
     @property
     def auth_backend(self) -> str:
         """``auth.backend``: the cloud store when sessions live there, else the SQL database."""
-        return self.session if self.session in CLOUD_STORES else "rdb"
+        return self.session if self.session in cloud_stores() else DEFAULT_SESSION
 
 
 def derive_name(directory: Path) -> str:
@@ -136,7 +154,7 @@ def check_storage(auth: str, session: str | None, db: str | None) -> tuple[str, 
     keeps the auth records too (``auth.backend``), so such a project has no SQL database.
     """
     if session is not None:
-        _choice("--session", session, SESSION_CHOICES)
+        _choice("--session", session, session_choices())
     if db is not None:
         _choice("--db", db, DB_CHOICES)
     if auth in ("none", "jwt_only"):
@@ -148,14 +166,16 @@ def check_storage(auth: str, session: str | None, db: str | None) -> tuple[str, 
                     "drop the option or choose a sign-in mode with --auth"
                 )
         return "", ""
-    chosen_session = session or "rdb"
-    if chosen_session in CLOUD_STORES:
+    chosen_session = session or DEFAULT_SESSION
+    cloud = cloud_stores()
+    if chosen_session in cloud:
         if db is not None:
-            store = CLOUD_STORES[chosen_session]
+            others = [choice for choice in session_choices() if choice not in cloud]
+            listed = ", ".join(others[:-1]) + f" or {others[-1]}" if len(others) > 1 else "".join(others)
             raise ScaffoldError(
-                f"--db {db}: with --session {chosen_session} every record is kept in {store} "
-                "(auth.backend too) and no SQL database is used; drop --db or choose "
-                "--session rdb, cookie or redis"
+                f"--db {db}: with --session {chosen_session} every record is kept in "
+                f"{cloud[chosen_session]} (auth.backend too) and no SQL database is used; drop --db "
+                f"or choose --session {listed}"
             )
         return chosen_session, ""
     return chosen_session, db or "sqlite"

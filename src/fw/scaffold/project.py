@@ -14,7 +14,7 @@ from typing import Any
 import fw.scaffold.storage as storage
 from fw.auth.modes.base import DevIssuer
 from fw.auth.modes.registry import find_mode
-from fw.auth.passkey.script import passkey_script
+from fw.auth.webauthn.script import passkey_script
 from fw.extras import DISTRIBUTION
 from fw.scaffold.options import PASSKEY_MODES, InitOptions
 from fw.scaffold.render import render, static
@@ -90,7 +90,7 @@ def _test_imports(options: InitOptions) -> str:
         lines += [
             "import uuid",
             "from typing import Any",
-            "from fw.auth.passkey import passkey_script",
+            "from fw.auth.webauthn import passkey_script",
             "from fw.testing.passkeys import SoftAuthenticator",
         ]
     if options.auth == "passkey_only":

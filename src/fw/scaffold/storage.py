@@ -10,15 +10,32 @@ from a ``TEST_*`` variable and are skipped, naming it, where it is unset.
 
 from __future__ import annotations
 
+from fw.auth.stores.registry import StoreEngine, find_store, registered_stores
 from fw.scaffold.options import InitOptions
 
-#: The ``TEST_*`` variable naming each server a project's tests may need.
-SERVICE_VARIABLES = {
-    "postgres": "TEST_POSTGRES_DSN",
-    "redis": "TEST_REDIS_URL",
-    "dynamo": "TEST_DYNAMO_ENDPOINT",
-    "firestore": "TEST_FIRESTORE_EMULATOR_HOST",
-}
+#: The ``--db`` database whose server the tests reach through ``TEST_POSTGRES_DSN``.
+DATABASE_SERVICES = {"postgres": "TEST_POSTGRES_DSN"}
+#: The ``--db`` extras, listed before the store engines' (``fw-web[docs,passkeys,postgres,redis]``).
+DATABASE_EXTRAS = ("postgres",)
+
+
+def service_variables() -> dict[str, str]:
+    """The ``TEST_*`` variable naming each server a project's tests may need: the database's, then
+    each offered store engine's, in registration order."""
+    engines = {
+        engine.name: engine.scaffold.test_variable
+        for engine in registered_stores()
+        if engine.scaffold.offered and engine.scaffold.test_variable
+    }
+    return {**DATABASE_SERVICES, **engines}
+
+
+#: As this installation registers them.
+SERVICE_VARIABLES = service_variables()
+
+
+def _session_engine(options: InitOptions) -> StoreEngine | None:
+    return find_store(options.session) if options.session else None
 
 
 def extras(options: InitOptions) -> tuple[str, ...]:
@@ -26,9 +43,16 @@ def extras(options: InitOptions) -> tuple[str, ...]:
 
     ``docs`` always: ``fw dev`` serves the interactive API reference at ``/docs`` from it.
     """
-    wanted = {"docs", options.db, options.session, "passkeys" if "passkey" in options.auth else ""}
-    order = ("docs", "passkeys", "postgres", "redis", "dynamo", "firestore")
-    return tuple(extra for extra in order if extra in wanted)
+    engine = _session_engine(options)
+    wanted = {
+        "docs",
+        options.db,
+        engine.extra if engine else "",
+        "passkeys" if "passkey" in options.auth else "",
+    }
+    engine_extras = [engine.extra for engine in registered_stores() if engine.extra]
+    order = ("docs", "passkeys", *DATABASE_EXTRAS, *engine_extras)
+    return tuple(extra for extra in dict.fromkeys(order) if extra in wanted)
 
 
 def uses_sql(options: InitOptions) -> bool:
@@ -39,21 +63,14 @@ def uses_sql(options: InitOptions) -> bool:
 def test_imports(options: InitOptions) -> tuple[str, ...]:
     """Import lines the tests' ``service`` helper and ``storage`` fixture need."""
     lines = ["import pytest", *(["import os"] if services(options) else [])]
-    if options.session == "dynamo":
-        lines += [
-            "import uuid",
-            "from fw.auth.stores.dynamo import create_table",
-            "from fw.settings import DynamoSettings",
-        ]
-    elif options.session == "firestore":
-        lines += ["import uuid"]
-    else:
+    engine = _session_engine(options)
+    if engine is None or not engine.scaffold.keeps_everything:
         lines += ["from fw.rdb.migrate import application_chain, upgrade"]
-    if options.session == "cookie":
-        lines.append("import secrets")
+    if engine is not None:
+        lines += engine.scaffold.test_imports
     return tuple(lines)
 
 
 def services(options: InitOptions) -> tuple[str, ...]:
     """The servers the project's tests need (keys of :data:`SERVICE_VARIABLES`)."""
-    return tuple(name for name in SERVICE_VARIABLES if name in (options.db, options.session))
+    return tuple(name for name in service_variables() if name in (options.db, options.session))

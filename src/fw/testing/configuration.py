@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 
 import fw.configuration.registry as registry
+from fw.pillars import install
 
 
 class UnconfiguredAppWarning(UserWarning):
@@ -29,7 +30,7 @@ class UnconfiguredAppWarning(UserWarning):
 def configured(
     *, toml: str = "", env: Mapping[str, str] | None = None, argv: Sequence[str] = ()
 ) -> Iterator[None]:
-    """Make the global configuration exactly these layers while the block runs.
+    """Make the configuration in force exactly these layers while the block runs.
 
     ``toml`` is the file layer (sources read ``file:<toml>:LINE``), ``env`` the whole
     environment (also what ``${NAME}`` in ``toml`` expands from, and where ``APP_ENV`` is read),
@@ -38,8 +39,11 @@ def configured(
     layers raise :class:`fw.ConfigError` at the ``with`` line, as they would at startup.
 
     Build the App (or send its first request) inside the block: an App decides its pillars once,
-    from the configuration in place when it first starts.
+    from the configuration in place when it first starts, and keeps that configuration after the
+    block ends (its handlers' ``fw.config(cls, request)`` and a client used later read it). Started
+    again under a block with other values, the App refuses with :class:`fw.StartupError`.
     """
+    install()  # fw's own pillars judge the layers, as at startup
     saved = registry.state()
     registry.restore(registry.unparsed_copy(saved))
     try:

@@ -8,8 +8,10 @@ application would otherwise load the old generated modules, and this run would s
 
 An App started in a test without :func:`fw.testing.configured` parses the configuration as a
 server would: ``config.dev.toml``, ``.env`` and the shell from the project folder, nothing from
-anywhere else (auth off), so the same test passes or fails depending on where it runs. The
-plugin turns that parse into a :class:`fw.testing.UnconfiguredAppWarning` at the test's line.
+anywhere else (auth off), so the same test passes or fails depending on where it runs; or it
+finds a configuration another test or fixture parsed that way, so the result depends on the
+order too. The plugin reports both (the parse, and an App starting under a configuration no
+``configured`` block gave) as a :class:`fw.testing.UnconfiguredAppWarning` at the test's line.
 """
 
 from __future__ import annotations
@@ -49,18 +51,32 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
 #: The test running now (at most one), where an implicit parse is reported; empty between tests.
 _running: list[pytest.Item] = []
+#: The tests already warned (one warning per test).
+_warned: set[str] = set()
 #: The watcher in place before this plugin's, put back when the run ends (pytester nests runs).
-_previous: list[Callable[[], None] | None] = []
+_previous: list[Callable[[str], None] | None] = []
 
 
-def warn_unconfigured() -> None:
-    """Warn that configuration is about to be parsed implicitly, at the running test's line."""
+def warn_unconfigured(what: str = "parsed its configuration implicitly") -> None:
+    """Warn, at the running test's line, that fw is about to parse its configuration implicitly
+    or start an App under a configuration no ``fw.testing.configured`` block gave."""
+    if _running:
+        if _running[-1].nodeid in _warned:
+            return  # once per test: an App's start parses, then starts, under the same configuration
+        _warned.add(_running[-1].nodeid)
     where = f" in {_running[-1].nodeid}" if _running else ""
+    if what.startswith("parsed"):
+        read = f"so it read config.dev.toml, .env and the environment as seen from {os.getcwd()}"
+    else:
+        read = (
+            "so it runs under the configuration parsed from the files, .env and the environment "
+            f"(as seen from {os.getcwd()}) or left by another test"
+        )
     message = (
-        f"fw parsed its configuration implicitly{where}: no fw.testing.configured(...) block was in "
-        f"force, so it read config.dev.toml, .env and the environment as seen from {os.getcwd()} "
-        "(run from another folder, the same test gets defaults and auth off). Build and start the "
-        "App inside `with fw.testing.configured(toml=..., env=...):`."
+        f"fw {what}{where}: no fw.testing.configured(...) block was in force, {read} (run from "
+        "another folder or in another order, the same test gets another configuration, such as "
+        "defaults and auth off). Build and start the App inside "
+        "`with fw.testing.configured(toml=..., env=...):`."
     )
     if not _running:
         warnings.warn(UnconfiguredAppWarning(message), stacklevel=3)

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
 
 from fw.auth.assurance.hint import RememberedVisitor
 from fw.auth.assurance.hint_cookie import Visitor, VisitorNotes, forget_cookie
@@ -28,6 +27,7 @@ from fw.auth.browser.cookies import cookie_secure
 from fw.auth.browser.signout import ended_cookies
 from fw.auth.browser.user import user
 from fw.auth.sessions.manager import ActiveSession, Sessions, SessionSummary
+from fw.core.routes import BaseRoute, Route
 from fw.problems import Problem
 from fw.settings import AuthSettings
 

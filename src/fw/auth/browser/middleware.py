@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from fw.auth.accounts import AccountSeams
 from fw.auth.assurance.context import CONTEXT_KEY, AssuranceContext
@@ -32,6 +32,7 @@ from fw.auth.browser.answers import unavailable
 from fw.auth.browser.cookies import DEVELOPMENT, POLICY_KEY, CookiePolicy, expire_cookie, set_cookie
 from fw.auth.browser.user import User
 from fw.auth.caller import Authentication, record
+from fw.auth.outcome import note
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import (
     SESSION_SCOPE_KEY,
@@ -41,8 +42,9 @@ from fw.auth.sessions.manager import (
 )
 from fw.auth.stores.errors import StoreUnavailable
 from fw.caching import SESSION_DEPENDENT, forbid_storing
+from fw.core.middleware import Amend, Decision
+from fw.operations import events
 from fw.problem_pages import LOGIN_PATH_KEY
-from fw.stack import Decision
 
 logger = logging.getLogger("fw.auth")
 
@@ -75,74 +77,63 @@ class BrowserAuth:
     presence: BrowserAssurance | None = None
     #: Whether cookies are ``Secure`` and the session cookie's name (recorded in every request's scope).
     cookies: CookiePolicy = DEVELOPMENT
+    #: ``auth.mode``, as the decision on each request is recorded (:mod:`fw.auth.outcome`).
+    mode: str = "browser"
 
 
 class BrowserSessionMiddleware:
-    """Every browser mode installs this one middleware; only :class:`BrowserAuth` differs."""
+    """Every browser mode installs this one middleware; only :class:`BrowserAuth` differs.
 
-    #: Calls the app or answers, never both (:data:`fw.stack.FORWARDS_SEND`): an App's error
-    #: boundaries around it share one ``send`` wrapper.
-    fw_forwards_send = True
+    Its decision (:class:`fw.core.middleware.Middleware`): an anonymous request to a path that
+    needs no session is handed on as it is; a request carrying a session cookie (or any request,
+    with presence on) is resolved against the session store, then refused, or handed on with the
+    cookies to set amended into the response.
+    """
 
-    def __init__(self, app: ASGIApp, auth: BrowserAuth) -> None:
-        self.app = app
+    def __init__(self, auth: BrowserAuth) -> None:
         self.auth = auth
         #: The session cookie's name, read here and written by every endpoint of the mode.
         self.session_cookie = auth.cookies.session
         self._session_cookie_bytes = self.session_cookie.encode("latin-1")
 
-    def fw_before(self, scope: Scope) -> Decision:
-        """The decision on an HTTP request that needs nothing awaited (:data:`fw.stack.BEFORE`).
-
-        A request without a session cookie, to a path that does not require one, with presence
-        and the remembered visitor off, is anonymous and gets no cookie from here: ``None``, the
-        app is called with the same ``send`` (the cookie policy and the assurance context
-        recorded, as :meth:`_serve` does, for the endpoints that set cookies themselves).
-        Everything else (a session to resume, a refusal to build, cookies to set) is
-        :meth:`_serve`'s, which decides the same requests the same way.
-        """
+    def decide(self, scope: Scope) -> Decision:
+        """``None`` for a request without a session, to a path that does not require one, with
+        presence and the remembered visitor off (the cookie policy and the assurance context
+        recorded for the endpoints that set cookies themselves); otherwise :meth:`_resolve_request`."""
+        if scope["type"] != "http":
+            return None
         auth = self.auth
         scope[POLICY_KEY] = auth.cookies  # every cookie set in answer follows the App's policy
         scope[LOGIN_PATH_KEY] = auth.login_path  # where an error page for a person links to sign in
-        if auth.presence is not None or _may_carry_a_session(scope, self._session_cookie_bytes):
-            return self._serve
-        path = scope["path"]
-        if path not in auth.exempt and auth.protection.requires_auth(path):
-            return self._serve
         if auth.assurance is not None:
             scope[CONTEXT_KEY] = auth.assurance
+        if auth.presence is not None or _may_carry_a_session(scope, self._session_cookie_bytes):
+            return self._resolve_request(scope)
+        path = scope["path"]
+        if path not in auth.exempt and auth.protection.requires_auth(path):
+            return self._resolve_request(scope)
+        note(scope, auth.mode, "anonymous")
         return None
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        decision = self.fw_before(scope)
-        if decision is None:
-            await self.app(scope, receive, send)
-        else:
-            await self._serve(scope, receive, send)
-
-    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _resolve_request(self, scope: Scope) -> Response | Amend | None:
         """Any HTTP request: the session resumed, the account re-read, cookies set as needed."""
         request = Request(scope)
-        scope[POLICY_KEY] = self.auth.cookies
-        scope[LOGIN_PATH_KEY] = self.auth.login_path
-        if self.auth.assurance is not None:
-            scope[CONTEXT_KEY] = self.auth.assurance
+        auth = self.auth
         cookies: list[str] = []
-        secure = self.auth.cookies.secure(request)
+        secure = auth.cookies.secure(request)
         try:
-            current, active, departed = await self._resolve(request, cookies, secure)
+            with events.session_read():
+                current, active, departed = await self._resolve(request, cookies, secure)
         except StoreUnavailable as error:
             logger.error("session or account store unavailable: %s", error)
-            await unavailable("session or account store").response()(scope, receive, send)
-            return
+            note(scope, auth.mode, "unavailable", "")
+            return unavailable("session or account store").response()
         if current is not None:
             record(scope, Authentication("session", current.account_id, current.issuer, current.key, current))
             scope[SESSION_SCOPE_KEY] = active
             scope[SESSION_DEPENDENT] = True  # a signed-in request's answer is no-store
-        presence = self.auth.presence
+            note(scope, auth.mode, "allowed")
+        presence = auth.presence
         if presence is not None and departed is not None:
             scope[REMEMBERED_KEY] = presence.departed(departed)  # the note written just now
         elif presence is not None:
@@ -150,34 +141,33 @@ class BrowserSessionMiddleware:
             scope[REMEMBERED_KEY] = visitor
             cookies += noted
         path = scope["path"]
-        if current is None and path not in self.auth.exempt and self.auth.protection.requires_auth(path):
+        if current is None and path not in auth.exempt and auth.protection.requires_auth(path):
+            note(scope, auth.mode, "rejected", "session_ended" if cookies else "no_session")
             response = self._refuse(request)
             for header in cookies:
                 response.headers.append("set-cookie", header)
-            await response(scope, receive, send)
-            return
+            return response
+        if current is None:
+            note(scope, auth.mode, "anonymous")
         if not cookies and active is None and current is None:
-            await self.app(scope, receive, send)
-            return
+            return None
+        session_cookie = self.session_cookie
 
-        async def send_with_cookies(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                if cookies:  # most signed-in answers have none: no Set-Cookie header is read
-                    # A handler that rewrote the session (a step-up) sent the newer cookie: keep it.
-                    prefix = f"{self.session_cookie}="
-                    rewritten = any(h.startswith(prefix) for h in headers.getlist("set-cookie"))
-                    for header in cookies:
-                        if not (rewritten and header.startswith(prefix)):
-                            headers.append("set-cookie", header)
-                renewal = _renewal(active, headers, secure, self.session_cookie)
-                if renewal:
-                    headers.append("set-cookie", renewal)
-                if SESSION_DEPENDENT in scope:  # signed in, or the handler read fw.auth.user
-                    forbid_storing(headers)
-            await send(message)
+        def amend(headers: MutableHeaders) -> None:
+            if cookies:  # most signed-in answers have none: no Set-Cookie header is read
+                # A handler that rewrote the session (a step-up) sent the newer cookie: keep it.
+                prefix = f"{session_cookie}="
+                rewritten = any(h.startswith(prefix) for h in headers.getlist("set-cookie"))
+                for header in cookies:
+                    if not (rewritten and header.startswith(prefix)):
+                        headers.append("set-cookie", header)
+            renewal = _renewal(active, headers, secure, session_cookie)
+            if renewal:
+                headers.append("set-cookie", renewal)
+            if SESSION_DEPENDENT in scope:  # signed in, or the handler read fw.auth.user
+                forbid_storing(headers)
 
-        await self.app(scope, receive, send_with_cookies)
+        return amend
 
     async def _resolve(
         self, request: Request, cookies: list[str], secure: bool

@@ -18,6 +18,7 @@ from fw.auth.oauth.flow import (
     sign_in_profile,
 )
 from fw.auth.oauth.provider import PROVIDERS, OauthProvider, X
+from fw.auth.tokens.errors import ProviderError
 
 __all__ = [
     "MAX_ANSWER_BYTES",
@@ -25,6 +26,7 @@ __all__ = [
     "OauthError",
     "OauthProvider",
     "ProfileRejected",
+    "ProviderError",
     "ProviderRefused",
     "ProviderUnavailable",
     "RateLimited",

@@ -1,25 +1,18 @@
 """Every way a sign-in at a provider without ID tokens can fail, as a type the mode maps to an answer.
 
 The token core's :class:`~fw.auth.tokens.ProtocolError` is the base, so ``reason`` is safe to
-show and ``detail`` is for logs. No message ever carries the access token.
+show and ``detail`` is for logs. A refusal in the OAuth error format is the core's
+:class:`~fw.auth.tokens.ProviderError`, the same class the OpenID sign-in raises. No message
+ever carries the access token.
 """
 
 from __future__ import annotations
 
-from fw.auth.tokens.errors import ProtocolError
+from fw.auth.tokens.errors import ProtocolError, ProviderError
 
 
 class OauthError(ProtocolError):
     """A step of the sign-in failed because of what the provider answered (the browser may retry)."""
-
-
-class ProviderRefused(OauthError):
-    """The provider answered with an OAuth error (``error`` / ``error_description``)."""
-
-    def __init__(self, error: str, description: str = "") -> None:
-        self.error = error
-        self.description = description
-        super().__init__(f"the provider answered {error}", description)
 
 
 class ProfileRejected(OauthError):
@@ -36,3 +29,8 @@ class RateLimited(OauthError):
 
 class ProviderUnavailable(OauthError):
     """The provider could not be reached, or answered with a server error."""
+
+
+#: The name this package gave :class:`~fw.auth.tokens.ProviderError` before OpenID and plain
+#: OAuth shared one class; kept so code importing it from ``fw.auth.oauth`` keeps working.
+ProviderRefused = ProviderError

@@ -16,10 +16,10 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import httpx2
 
-from fw.auth.oauth.errors import ProfileRejected, ProviderRefused, ProviderUnavailable, RateLimited
+from fw.auth.oauth.errors import ProfileRejected, ProviderUnavailable, RateLimited
 from fw.auth.oauth.provider import OauthProvider
 from fw.auth.oidc.authorization import PendingLogin, pkce_challenge
-from fw.auth.tokens.errors import DiscoveryError, Unreachable
+from fw.auth.tokens.errors import DiscoveryError, ProviderError, Unreachable
 from fw.auth.tokens.fetch import Answer, fetch_bounded
 
 #: Token and profile answers are a few hundred bytes; anything bigger is refused unread.
@@ -85,10 +85,10 @@ def _json(answer: Answer) -> Any:
 async def _redeem(
     http: httpx2.AsyncClient, provider: OauthProvider, form: dict[str, str], client: httpx2.BasicAuth
 ) -> str:
-    answer = await _send(http, "POST", provider.token_endpoint, data=form, auth=client)
+    answer = await _send(http, "POST", provider.token_endpoint, data=form, auth=client, endpoint="token")
     body = _json(answer)
     if isinstance(body, dict) and isinstance(body.get("error"), str):
-        raise ProviderRefused(body["error"][:64], str(body.get("error_description") or "")[:256])
+        raise ProviderError(body["error"][:64], str(body.get("error_description") or "")[:256])
     if answer.status >= 500:
         raise ProviderUnavailable("the provider failed to redeem the code", f"HTTP {answer.status}")
     token = body.get("access_token") if isinstance(body, dict) else None
@@ -99,7 +99,11 @@ async def _redeem(
 
 async def _profile(http: httpx2.AsyncClient, provider: OauthProvider, access_token: str) -> dict[str, Any]:
     answer = await _send(
-        http, "GET", provider.user_endpoint, headers={"Authorization": f"Bearer {access_token}"}
+        http,
+        "GET",
+        provider.user_endpoint,
+        headers={"Authorization": f"Bearer {access_token}"},
+        endpoint="userinfo",
     )
     if answer.status == 429:
         reset = answer.headers.get("x-rate-limit-reset", "")

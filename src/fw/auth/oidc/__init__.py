@@ -11,8 +11,8 @@ from fw.auth.oidc.device import (
     DeviceOptions,
 )
 from fw.auth.oidc.errors import OidcError, ProviderError, ProviderUnavailable, TokenRejected
+from fw.auth.oidc.exchange import Tokens, VerifiedIdentity, exchange_code, fetch_userinfo, verify_id_token
 from fw.auth.oidc.provider import Provider, ProviderMetadata
-from fw.auth.oidc.tokens import Tokens, VerifiedIdentity, exchange_code, fetch_userinfo, verify_id_token
 from fw.auth.tokens.urls import is_loopback_host
 from fw.auth.tokens.urls import transport_problem as check_issuer_url
 

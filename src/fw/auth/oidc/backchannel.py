@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from fw.auth.oidc.exchange import LEEWAY, SIGNATURE_ALGORITHMS
 from fw.auth.oidc.provider import Provider
-from fw.auth.oidc.tokens import LEEWAY, SIGNATURE_ALGORITHMS
 from fw.auth.tokens.claims import audiences_of, numeric_date
 from fw.auth.tokens.errors import ClaimRejected, TokenRejected
 from fw.auth.tokens.jws import JwsVerifier, normalize_token_type

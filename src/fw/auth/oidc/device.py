@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from fw.auth.oidc.authorization import scope_string
 from fw.auth.oidc.errors import OidcError, ProviderError
+from fw.auth.oidc.exchange import Tokens, VerifiedIdentity, parse_tokens, verify_id_token
 from fw.auth.oidc.provider import Provider
-from fw.auth.oidc.tokens import Tokens, VerifiedIdentity, parse_tokens, verify_id_token
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ class DeviceClient:
         body = await self.provider.post_form(
             metadata.device_authorization_endpoint,
             {"client_id": self.config.client_id, "scope": scope_string(scopes)},
+            endpoint="device_authorization",
         )
         try:
             device_code = str(body["device_code"])

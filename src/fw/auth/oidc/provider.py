@@ -106,13 +106,15 @@ class Provider:
             await self._http.aclose()
             self._http = None
 
-    async def get_json(self, url: str, *, headers: dict[str, str] | None = None) -> dict[str, Any]:
-        return await self._call("GET", url, headers=headers)
+    async def get_json(
+        self, url: str, *, headers: dict[str, str] | None = None, endpoint: str = "userinfo"
+    ) -> dict[str, Any]:
+        return await self._call("GET", url, headers=headers, endpoint=endpoint)
 
     async def post_form(
-        self, url: str, data: dict[str, str], *, auth: httpx2.BasicAuth | None = None
+        self, url: str, data: dict[str, str], *, auth: httpx2.BasicAuth | None = None, endpoint: str = "token"
     ) -> dict[str, Any]:
-        return await self._call("POST", url, data=data, auth=auth)
+        return await self._call("POST", url, data=data, auth=auth, endpoint=endpoint)
 
     async def _call(
         self,
@@ -122,6 +124,7 @@ class Provider:
         headers: dict[str, str] | None = None,
         data: dict[str, str] | None = None,
         auth: httpx2.BasicAuth | None = None,
+        endpoint: str = "other",
     ) -> dict[str, Any]:
         """One request to an endpoint the metadata named; a failure sends the next use of the
         metadata back to the provider (the endpoint may have moved). An OAuth error is an answer,
@@ -129,7 +132,7 @@ class Provider:
         try:
             # Any status: OAuth errors arrive as 4xx answers with a JSON body.
             answer = await fetch_bounded(
-                self.http, method, url, expect=None, headers=headers, data=data, auth=auth
+                self.http, method, url, expect=None, headers=headers, data=data, auth=auth, endpoint=endpoint
             )
             return _json_body(answer)
         except DiscoveryError as error:

@@ -8,15 +8,15 @@ from collections.abc import Mapping
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
-from fw.auth.passkey import SCRIPT_MEDIA_TYPE, SCRIPT_NAME, passkey_script
 from fw.auth.passkeys.bound import BoundRecords
 from fw.auth.passkeys.guards import Endpoint, passkey_endpoint
 from fw.auth.passkeys.live import LiveState
 from fw.auth.passkeys.registration import PasskeyRegistration, Registrants
 from fw.auth.passkeys.settings import relying_party
 from fw.auth.passkeys.signin import PasskeySignIn
+from fw.auth.webauthn import SCRIPT_MEDIA_TYPE, SCRIPT_NAME, passkey_script
+from fw.core.routes import BaseRoute, Route
 from fw.settings import AuthSettings
 
 CEREMONY_COOKIE = "fw_passkey"

@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from fw.auth.passkey import PasskeyMalformed
+from fw.auth.webauthn import PasskeyMalformed
 from fw.problems import Problem
 
 #: The largest body any passkey endpoint reads (a packed attestation is a few KiB).

@@ -17,7 +17,7 @@ import html
 from starlette.requests import Request
 from starlette.responses import Response
 
-from fw.auth.passkey import SCRIPT_NAME
+from fw.auth.webauthn import SCRIPT_NAME
 from fw.page_layout import layout
 
 #: The HTML media type of every page fw serves.

@@ -24,7 +24,13 @@ from starlette.responses import Response
 
 from fw.auth.browser.answers import unavailable
 from fw.auth.browser.user import User, user
-from fw.auth.passkey import (
+from fw.auth.passkeys.bound import BoundRecords
+from fw.auth.passkeys.guards import read_empty
+from fw.auth.passkeys.live import Live, LiveState
+from fw.auth.passkeys.signin import answer, challenge_of, finishing, start_passkey_session
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.records import PasskeyCredential
+from fw.auth.webauthn import (
     CEREMONY_TIMEOUT,
     PasskeyRejected,
     Rejection,
@@ -34,12 +40,6 @@ from fw.auth.passkey import (
     registration_options,
     verify_registration,
 )
-from fw.auth.passkeys.bound import BoundRecords
-from fw.auth.passkeys.guards import read_empty
-from fw.auth.passkeys.live import Live, LiveState
-from fw.auth.passkeys.signin import answer, challenge_of, finishing, start_passkey_session
-from fw.auth.stores.errors import StoreUnavailable
-from fw.auth.stores.records import PasskeyCredential
 from fw.base64url import decode, encode
 from fw.problems import Problem
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from fw.auth.modes.rules import check_required, shown
-from fw.auth.passkey import RelyingParty, relying_party_problems
+from fw.auth.webauthn import RelyingParty, relying_party_problems
 from fw.errors import StartupError
 from fw.settings import AuthSettings
 

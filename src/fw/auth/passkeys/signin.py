@@ -29,7 +29,12 @@ from fw.auth.browser.answers import unavailable
 from fw.auth.browser.redirects import safe_return_path
 from fw.auth.browser.signin import sign_in
 from fw.auth.browser.user import user
-from fw.auth.passkey import (
+from fw.auth.passkeys.bound import BoundRecords
+from fw.auth.passkeys.guards import read_empty, read_json
+from fw.auth.passkeys.live import Live, LiveState
+from fw.auth.sessions.manager import SessionSummary
+from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.webauthn import (
     CEREMONY_TIMEOUT,
     KnownCredential,
     PasskeyMalformed,
@@ -41,11 +46,6 @@ from fw.auth.passkey import (
     parse_authentication_response,
     verify_authentication,
 )
-from fw.auth.passkeys.bound import BoundRecords
-from fw.auth.passkeys.guards import read_empty, read_json
-from fw.auth.passkeys.live import Live, LiveState
-from fw.auth.sessions.manager import SessionSummary
-from fw.auth.stores.errors import StoreUnavailable
 from fw.base64url import decode, encode
 from fw.problems import Problem
 from fw.responses import JSONResponse

@@ -58,6 +58,7 @@ from fw.auth.stores.records import (
     RevocationEntries,
     RevocationKind,
     StoredAccount,
+    sign_count_condition,
 )
 from fw.auth.stores.tokens import (
     SHARED_KEY_ID,
@@ -731,8 +732,10 @@ class DynamoPasskeys:
     async def record_use(
         self, credential_id: bytes, *, sign_count: int, backed_up: bool, used_at: datetime
     ) -> bool:
-        # Up, or 0 staying 0 (a synced passkey): never down, never an equal non-zero count.
-        moves_up = "sign_count = :n" if sign_count == 0 else "sign_count < :n"
+        # :n is the new count, so "= :n" compares with 0 exactly when the rule asks for it.
+        moves_up = sign_count_condition(
+            sign_count, lambda _zero: "sign_count = :n", lambda _new: "sign_count < :n"
+        )
         return await self.table.update(
             _passkey(credential_id),
             "SET sign_count = :n, backed_up = :b, last_used_at = :t",

@@ -54,7 +54,13 @@ from fw.auth.stores import records
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.fields import credential_fields, credential_from, credential_key
 from fw.auth.stores.firestore_ttl import TTL_KINDS, database_command, ttl_commands
-from fw.auth.stores.records import AccountLink, BootstrapRecord, PasskeyCredential, StoredAccount
+from fw.auth.stores.records import (
+    AccountLink,
+    BootstrapRecord,
+    PasskeyCredential,
+    StoredAccount,
+    sign_count_accepts,
+)
 from fw.auth.stores.tokens import Record, new_token, session_marks, token_digest, well_formed
 from fw.errors import StartupError
 from fw.settings import FirestoreSettings
@@ -551,8 +557,7 @@ class FirestorePasskeys:
             if found is None:
                 return False
             stored = int(found["sign_count"])
-            # Up, or 0 staying 0 (a synced passkey): never down, never an equal non-zero count.
-            if not (stored == 0 if sign_count == 0 else stored < sign_count):
+            if not sign_count_accepts(stored, sign_count):
                 return False
             found.update(
                 {"sign_count": sign_count, "backed_up": backed_up, "last_used_at": used_at.astimezone(UTC)}

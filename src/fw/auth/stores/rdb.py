@@ -34,6 +34,7 @@ from fw.auth.stores.records import (
     RevocationEntries,
     RevocationKind,
     StoredAccount,
+    sign_count_condition,
 )
 from fw.auth.stores.tokens import (
     SHARED_KEY_ID,
@@ -492,8 +493,8 @@ class RdbPasskeys:
     async def record_use(
         self, credential_id: bytes, *, sign_count: int, backed_up: bool, used_at: datetime
     ) -> bool:
-        # Up, or 0 staying 0 (a synced passkey): never down, never an equal non-zero count.
-        moves_up = PASSKEYS.c.sign_count == 0 if sign_count == 0 else PASSKEYS.c.sign_count < sign_count
+        stored = PASSKEYS.c.sign_count
+        moves_up = sign_count_condition(sign_count, lambda zero: stored == zero, lambda new: stored < new)
         statement = (
             update(PASSKEYS)
             .where(_credential_is(credential_id), moves_up)

@@ -6,9 +6,12 @@ the same shape whichever engine keeps it. Times are aware UTC datetimes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeVar
+
+T = TypeVar("T")
 
 #: What a revocation entry is keyed by: a token's ``jti`` or an identity (``iat`` compared).
 RevocationKind = Literal["token", "subject"]
@@ -92,3 +95,21 @@ class BootstrapRecord:
     expires_at: datetime
     attempts_left: int
     redeemed: bool = False
+
+
+def sign_count_condition(new: int, equal: Callable[[int], T], below: Callable[[int], T]) -> T:
+    """The WebAuthn sign-count rule, written once for every store: which condition the stored
+    count must meet for a verified sign-in reporting ``new`` to be recorded.
+
+    The count moves up, or 0 stays 0 (synced passkeys do not count): never down, and never an
+    equal non-zero count (a possibly cloned authenticator). A store hands over how it writes the
+    two comparisons on the stored count (a SQL clause, a DynamoDB condition expression, a Python
+    comparison) and writes the result conditionally: ``equal(0)`` when ``new`` is 0, else
+    ``below(new)``.
+    """
+    return equal(0) if new == 0 else below(new)
+
+
+def sign_count_accepts(stored: int, new: int) -> bool:
+    """:func:`sign_count_condition` on a count already read (a store writing inside a transaction)."""
+    return sign_count_condition(new, stored.__eq__, stored.__lt__)

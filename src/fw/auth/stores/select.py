@@ -1,25 +1,36 @@
 """Backend selection: the one place ``auth.backend`` and ``session.backend`` become stores.
 
-A value fw cannot serve (a backend the specification names but this build lacks, or anything
-unknown) is a startup error naming the key and the value, never a silent fallback; a backend
-whose optional dependency is missing names the ``pip install`` that adds it. A new engine joins
-by adding its module and one branch here. Each engine's module (and its driver: SQLAlchemy,
-aiobotocore, the Datastore client, redis) is imported by its branch, only when it is selected.
+The engines are the store registry's (:mod:`fw.auth.stores.registry`): fw's own and any an
+application registered. A value no registered engine serves is a startup error naming the key
+and the value, never a silent fallback; an engine whose optional dependency is missing names the
+``pip install`` that adds it. Each engine's module (and its driver: SQLAlchemy, aiobotocore, the
+Datastore client, redis) is imported by its opener, only when it is selected.
 
-Where each engine lives (``[middleware.rdb]``, ``[middleware.dynamo]``, ``[middleware.firestore]``)
-arrives resolved, as one :class:`~fw.settings.MiddlewareSettings` the auth factory read once;
-nothing here reads the configuration.
+Where each engine lives (``[middleware.rdb]``, ``[middleware.dynamo]``, ``[middleware.firestore]``,
+an outside engine's own table) arrives resolved, as one
+:class:`~fw.auth.stores.registry.StoreSettings` (or the :class:`~fw.settings.MiddlewareSettings`
+it wraps) the auth factory read once; nothing here reads the configuration. Every store is
+opened by exactly two calls: ``engine.open_auth(...)`` in :func:`open_auth_store` and
+``engine.open_sessions(...)`` in :func:`open_session_store`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from fw.auth.stores.cookie import CookieSessions
 from fw.auth.stores.interfaces import AuthStore, SessionStore
 from fw.auth.stores.records import RecordKind
+from fw.auth.stores.registry import (
+    SESSION_KEY,
+    StoreSettings,
+    auth_backends,
+    auth_engine,
+    session_backends,
+    session_engine,
+)
 from fw.errors import StartupError
-from fw.extras import require_extra
+from fw.operations.events import instrument_store
 from fw.settings import (
     DynamoSettings,
     FirestoreSettings,
@@ -28,31 +39,26 @@ from fw.settings import (
     SessionSettings,
 )
 
-AUTH_BACKENDS = ("rdb", "dynamo", "firestore")
-SESSION_BACKENDS = ("rdb", "cookie", "redis", "dynamo", "firestore")
-
-
-def _refusal(backend: str, served: Sequence[str]) -> str:
-    choices = served[0] if len(served) == 1 else "one of " + ", ".join(served)
-    return f"not a backend fw knows; use {choices}"
+__all__ = [
+    "auth_backends",
+    "check_auth_backend",
+    "check_session_backend",
+    "middleware_settings",
+    "open_auth_store",
+    "open_session_store",
+    "session_backends",
+    "store_settings",
+]
 
 
 def check_auth_backend(backend: str) -> None:
-    """Refuse an ``auth.backend`` value fw cannot serve, or whose extra is not installed."""
-    if backend not in AUTH_BACKENDS:
-        raise StartupError("auth.backend", backend, _refusal(backend, AUTH_BACKENDS))
-    if backend in ("dynamo", "firestore"):
-        require_extra(backend, "auth.backend", backend, f"the {backend} backend")
+    """Refuse an ``auth.backend`` value no engine serves, or whose extra is not installed."""
+    auth_engine(backend)
 
 
 def check_session_backend(backend: str) -> None:
-    """Refuse a ``session.backend`` value fw cannot serve, or whose extra is not installed."""
-    if backend not in SESSION_BACKENDS:
-        raise StartupError("session.backend", backend, _refusal(backend, SESSION_BACKENDS))
-    if backend == "redis":
-        require_extra("redis", "session.backend", backend, "the redis session backend")
-    if backend in ("dynamo", "firestore"):
-        require_extra(backend, "session.backend", backend, f"the {backend} session backend")
+    """Refuse a ``session.backend`` value no engine serves, or whose extra is not installed."""
+    session_engine(backend)
 
 
 def middleware_settings(
@@ -70,30 +76,30 @@ def middleware_settings(
     )
 
 
-def _open(backend: str, middleware: MiddlewareSettings) -> AuthStore:
-    if backend == "dynamo":
-        from fw.auth.stores.dynamo import DynamoStore
-
-        return DynamoStore.open(middleware.dynamo)
-    if backend == "firestore":
-        from fw.auth.stores.firestore import FirestoreStore
-
-        return FirestoreStore.open(middleware.firestore)
-    from fw.auth.stores.rdb import RdbStore
-
-    return RdbStore.open(middleware.rdb.dsn, middleware.rdb.pool_size)
+def store_settings(
+    where: MiddlewareSettings | StoreSettings,
+    session: SessionSettings | None = None,
+    lookup: Callable[[type[Any]], Any] | None = None,
+) -> StoreSettings:
+    """``where`` as :class:`StoreSettings`, with ``session`` and ``lookup`` where given."""
+    if not isinstance(where, StoreSettings):
+        return StoreSettings(where, session, lookup)
+    if (session is None or where.session is session) and (lookup is None or where.lookup is lookup):
+        return where
+    return StoreSettings(where.middleware, session or where.session, lookup or where.lookup)
 
 
 async def open_auth_store(
-    backend: str, middleware: MiddlewareSettings, kinds: Iterable[RecordKind]
+    backend: str, middleware: MiddlewareSettings | StoreSettings, kinds: Iterable[RecordKind]
 ) -> AuthStore:
     """The store ``auth.backend`` names, refusing to start unless each kind of record has its place.
 
     ``middleware`` says where each engine lives: ``rdb`` opens ``middleware.rdb.dsn``,
     ``dynamo`` and ``firestore`` their own tables of it.
     """
-    check_auth_backend(backend)
-    store = _open(backend, middleware)
+    engine = auth_engine(backend)
+    assert engine.open_auth is not None  # auth_engine refuses an engine keeping no auth records
+    store = instrument_store(engine.open_auth(store_settings(middleware)), backend)
     try:
         await store.require(kinds)
     except BaseException:
@@ -103,36 +109,20 @@ async def open_auth_store(
 
 
 def open_session_store(
-    settings: SessionSettings, auth_store: AuthStore | None, middleware: MiddlewareSettings
+    settings: SessionSettings, auth_store: AuthStore | None, middleware: MiddlewareSettings | StoreSettings
 ) -> SessionStore:
-    """The store ``session.backend`` names; ``rdb`` keeps sessions in the ``auth.backend`` store, and
-    so do ``dynamo`` and ``firestore`` when ``auth.backend`` is the same engine (one client)."""
+    """The store ``session.backend`` names. Sessions on the ``auth.backend`` engine live in that
+    store (one client); an engine that keeps sessions only there (``rdb``) needs ``auth.backend``
+    to be the same engine."""
     backend = settings.backend
-    check_session_backend(backend)
-    if backend == "cookie":
-        return CookieSessions(settings.keyring.secret)
-    if backend == "redis":
-        from fw.auth.stores.redis import RedisSessions
-
-        if not settings.redis_url:
-            raise StartupError("session.redis_url", "", "the redis backend needs a Redis URL")
-        return RedisSessions(settings.redis_url)
-    if backend == "dynamo":
-        if auth_store is not None and auth_store.name == "dynamo":
-            return auth_store.sessions()
-        from fw.auth.stores.dynamo import session_store
-
-        return session_store(middleware.dynamo)
-    if backend == "firestore":
-        if auth_store is not None and auth_store.name == "firestore":
-            return auth_store.sessions()
-        from fw.auth.stores.firestore import open_firestore_sessions
-
-        return open_firestore_sessions(middleware.firestore)
+    engine = session_engine(backend)
+    if auth_store is not None and auth_store.name == engine.name and engine.keeps_auth:
+        return auth_store.sessions()
+    if engine.open_sessions is not None:
+        return instrument_store(engine.open_sessions(store_settings(middleware, settings)), backend)
     if auth_store is None:
-        raise StartupError("session.backend", backend, "the rdb backend needs [middleware.rdb] dsn")
-    if auth_store.name != "rdb":
-        raise StartupError(
-            "session.backend", backend, f"rdb sessions need auth.backend = rdb; use {auth_store.name}"
-        )
-    return auth_store.sessions()
+        where = f"[{engine.table}]" if engine.table else "its settings"
+        raise StartupError(SESSION_KEY, backend, f"the {backend} backend needs {where} dsn")
+    raise StartupError(
+        SESSION_KEY, backend, f"{backend} sessions need auth.backend = {backend}; use {auth_store.name}"
+    )

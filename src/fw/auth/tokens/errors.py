@@ -51,6 +51,16 @@ class AlgorithmRejected(TokenRejected):
         super().__init__(f"algorithm {algorithm!r} is not allowed")
 
 
+class ProviderError(ProtocolError):
+    """A provider's endpoint answered an OAuth 2.0 error (``error`` / ``error_description``,
+    RFC 6749 section 5.2): one class for the OpenID and the plain OAuth sign-in alike."""
+
+    def __init__(self, error: str, description: str = "") -> None:
+        self.error = error
+        self.description = description
+        super().__init__(f"the identity provider answered {error}", description)
+
+
 class DiscoveryError(ProtocolError):
     """An issuer's metadata or keys could not be fetched or trusted; the message says where and why."""
 

@@ -16,6 +16,7 @@ from typing import Any
 import httpx2
 
 from fw.auth.tokens.errors import UnexpectedAnswer, Unreachable
+from fw.operations.events import provider_call
 
 #: Metadata and JWKS documents are small; anything bigger is refused unread.
 MAX_METADATA_BYTES = 512 * 1024
@@ -42,23 +43,29 @@ async def fetch_bounded(
     headers: Mapping[str, str] | None = None,
     data: Mapping[str, str] | None = None,
     auth: httpx2.BasicAuth | None = None,
+    endpoint: str = "other",
 ) -> Answer:
     """Send one request and read its answer, at most ``limit`` bytes.
 
     A redirect, a status outside ``expect`` (``None``: any status, for protocols that put
     their errors in the body) and an oversized body are :class:`UnexpectedAnswer`; no answer at
-    all is :class:`Unreachable`.
+    all is :class:`Unreachable`. ``endpoint`` names the call for the metrics and traces
+    (``token``, ``jwks``...; :func:`fw.operations.events.provider_call`).
     """
     try:
-        async with http.stream(
-            method,
-            url,
-            headers={"Accept": "application/json", **(headers or {})},
-            data=data,
-            auth=auth,
-            follow_redirects=False,
-        ) as response:
+        async with (
+            provider_call(url, endpoint, method) as call,
+            http.stream(
+                method,
+                url,
+                headers={"Accept": "application/json", **(headers or {}), **call.headers},
+                data=data,
+                auth=auth,
+                follow_redirects=False,
+            ) as response,
+        ):
             status = response.status_code
+            call.answered(status)
             headers = {name.lower(): value for name, value in response.headers.items()}
             if response.is_redirect:
                 raise UnexpectedAnswer(
@@ -80,10 +87,13 @@ async def fetch_bounded(
 
 
 async def fetch_json(
-    http: httpx2.AsyncClient, url: str, *, limit: int = MAX_METADATA_BYTES
+    http: httpx2.AsyncClient, url: str, *, limit: int = MAX_METADATA_BYTES, endpoint: str = ""
 ) -> dict[str, Any]:
-    """GET a JSON object answered with HTTP 200; anything else is a :class:`DiscoveryError` subclass."""
-    answer = await fetch_bounded(http, "GET", url, limit=limit)
+    """GET a JSON object answered with HTTP 200; anything else is a :class:`DiscoveryError` subclass.
+
+    ``endpoint`` (for the metrics) defaults to ``discovery`` for a ``/.well-known/`` URL."""
+    endpoint = endpoint or ("discovery" if "/.well-known/" in url else "other")
+    answer = await fetch_bounded(http, "GET", url, limit=limit, endpoint=endpoint)
     try:
         data = json.loads(answer.content)
     except ValueError:

@@ -24,6 +24,7 @@ from joserfc.jwk import ECKey, JWKRegistry, OKPKey, RSAKey
 from fw.auth.tokens.algorithms import Key, fits
 from fw.auth.tokens.errors import DiscoveryError, MalformedKeySet
 from fw.auth.tokens.fetch import fetch_json
+from fw.operations.events import jwks_refresh
 
 logger = logging.getLogger("fw.auth.tokens")
 
@@ -164,14 +165,16 @@ class JwksCache:
         try:
             if self._locate is not None:
                 self.jwks_uri = await self._locate()
-            data = await fetch_json(self._http, self.jwks_uri)
+            data = await fetch_json(self._http, self.jwks_uri, endpoint="jwks")
             keys = parse_jwks(data, strict=self._strict)
         except DiscoveryError:
+            jwks_refresh("error")
             # Retry no sooner than the cooldown, keeping the last good set meanwhile.
             self._stale_at = self._clock() + self._cooldown
             if self._on_failure is not None:
                 self._on_failure()
             raise
+        jwks_refresh("ok")
         self._keys = keys
         self._stale_at = self._clock() + self._max_age
         self._generation += 1

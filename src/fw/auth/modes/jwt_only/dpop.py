@@ -26,15 +26,18 @@ from datetime import UTC, datetime
 from typing import Literal
 from urllib.parse import quote
 
-from starlette.datastructures import URL, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.datastructures import URL
+from starlette.responses import Response
+from starlette.types import Scope
 
 from fw.auth.caller import Authentication, Caller, record
 from fw.auth.dpop import DpopError, DpopRejected, NonceIssuer, ProofVerifier, SeenProofs
+from fw.auth.outcome import note
 from fw.auth.protection import Protection
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import CeremonyStore
 from fw.auth.tokens.jws import MAX_TOKEN_BYTES
+from fw.core.middleware import Amend
 from fw.problems import Problem
 
 logger = logging.getLogger("fw.auth.jwt")
@@ -110,26 +113,29 @@ class DpopGate:
             headers["DPoP-Nonce"] = self.nonces.current()
         return Problem(status=401, code="unauthorized", headers=headers)
 
-    async def serve(
-        self, scope: Scope, receive: Receive, send: Send, app: ASGIApp, authenticate: Authenticate
-    ) -> None:
-        """Authenticate the request (or leave it anonymous), then pass it on or answer."""
+    async def decide(self, scope: Scope, authenticate: Authenticate) -> Response | Amend | None:
+        """Authenticate the request (or leave it anonymous): the problem to answer with, or
+        ``None`` / the ``DPoP-Nonce`` header to add, to hand the request on, the caller recorded."""
         request = presented(scope)
         if request is None:
             if self.protection.requires_auth(scope["path"]):
-                await _answer(scope, send, self.challenge(bearer=True))
-                return
-            await app(scope, receive, send)
-            return
+                note(scope, "jwt_only", "rejected", "missing")
+                return self.challenge(bearer=True).response()
+            note(scope, "jwt_only", "anonymous")
+            return None
         outcome = await self._check(scope, request, authenticate)
         if isinstance(outcome, Problem):
-            await _answer(scope, send, outcome)
-            return
+            if isinstance(outcome, StoreUnavailable):
+                note(scope, "jwt_only", "unavailable")
+            elif scope.get("fw.auth", ("", "", ""))[1] != "rejected":
+                note(scope, "jwt_only", "rejected", "dpop")
+            return outcome.response()
         record(scope, outcome)
+        note(scope, "jwt_only", "allowed")
         if request.scheme == "dpop" and self.nonces is not None:
-            await app(scope, receive, _with_nonce(send, self.nonces.current()))
-            return
-        await app(scope, receive, send)
+            nonce = self.nonces.current()
+            return lambda headers: headers.append("DPoP-Nonce", nonce)
+        return None
 
     async def _check(
         self, scope: Scope, request: Presented, authenticate: Authenticate
@@ -219,23 +225,3 @@ def _bound_key(authentication: Authentication) -> str | None:
 
 def _bearer_refused() -> Problem:
     return Problem(status=401, code="unauthorized", headers={"WWW-Authenticate": "Bearer"})
-
-
-def _with_nonce(send: Send, nonce: str) -> Send:
-    async def sending(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            MutableHeaders(scope=message).append("DPoP-Nonce", nonce)
-        await send(message)
-
-    return sending
-
-
-async def _answer(scope: Scope, send: Send, problem: Problem) -> None:
-    if scope["type"] == "websocket":
-        await send({"type": "websocket.close", "code": 1008})
-        return
-    response = problem.response()
-    await send(
-        {"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers}
-    )
-    await send({"type": "http.response.body", "body": response.body})

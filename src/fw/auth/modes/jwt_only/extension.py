@@ -17,8 +17,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 import httpx2
-from starlette.middleware import Middleware
-from starlette.routing import BaseRoute
 
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, ClaimIsTheAccount
@@ -38,7 +36,10 @@ from fw.auth.tokens.discovery import IssuerDiscovery
 from fw.auth.tokens.errors import DiscoveryError
 from fw.auth.tokens.fetch import fetch_json
 from fw.auth.tokens.jwks import JwksCache, Locate
+from fw.core.middleware import Middleware
+from fw.core.routes import BaseRoute
 from fw.errors import StartupError
+from fw.operations.paths import unguarded_paths
 
 if TYPE_CHECKING:
     from fw.settings import AuthSettings, MiddlewareSettings
@@ -63,7 +64,9 @@ class JwtOnly:
         #: Where the ``auth.backend`` store lives, resolved by the auth factory.
         self.store_settings = middleware
         self.jwks_refetch_cooldown = jwks_refetch_cooldown
-        self.protection = Protection.from_patterns(auth.protection.include, auth.protection.exclude)
+        # Health probes and the metrics scrape carry no token: exempt exactly, whatever is included.
+        exclude = [*auth.protection.exclude, *unguarded_paths()]
+        self.protection = Protection.from_patterns(auth.protection.include, exclude)
         self.running: Running | None = None
         self.jwks: JwksCache | None = None
         self._http: httpx2.AsyncClient | None = None
@@ -76,14 +79,7 @@ class JwtOnly:
         return ()
 
     def middleware(self) -> Sequence[Middleware]:
-        return [
-            Middleware(
-                BearerMiddleware,
-                running=lambda: self.running,
-                identity_claim=self.jwt.identity_claim,
-                accounts=self.accounts,
-            )
-        ]
+        return [BearerMiddleware(lambda: self.running, self.jwt.identity_claim, self.accounts)]
 
     @property
     def needs_store(self) -> bool:

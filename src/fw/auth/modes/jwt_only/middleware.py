@@ -15,7 +15,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.responses import Response
+from starlette.types import Scope
 
 from fw._frozen import frozen_builder
 from fw.auth.accounts import AccountSeams, Identity
@@ -23,34 +24,25 @@ from fw.auth.admission import Admission, Everyone
 from fw.auth.caller import Authentication, Caller, record
 from fw.auth.jwt.verifier import VerifiedToken, Verifier
 from fw.auth.modes.jwt_only.dpop import DpopGate
+from fw.auth.outcome import OUTCOME_KEY, note, rejection_reason
 from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.tokens.errors import TokenRejected
 from fw.auth.tokens.jws import MAX_TOKEN_BYTES
+from fw.core.middleware import Amend, Decision
+from fw.operations import events
 from fw.problems import Problem
-from fw.stack import Decision
 
 logger = logging.getLogger("fw.auth.jwt")
 
-_UNAUTHORIZED = Problem(status=401, code="unauthorized", headers={"WWW-Authenticate": "Bearer"})
-_UNAVAILABLE = StoreUnavailable()
-
-
-def _prebuilt(problem: Problem) -> tuple[Message, Message]:
-    response = problem.response()
-    start: Message = {
-        "type": "http.response.start",
-        "status": response.status_code,
-        "headers": response.raw_headers,
-    }
-    body: Message = {"type": "http.response.body", "body": response.body}
-    return start, body
-
-
-_REJECT = _prebuilt(_UNAUTHORIZED)
-_REFUSE = _prebuilt(_UNAVAILABLE)
+#: The two answers, built once: a response sends the same messages every time it is called.
+_REJECT = Problem(status=401, code="unauthorized", headers={"WWW-Authenticate": "Bearer"}).response()
+_REFUSE = StoreUnavailable().response()
 _REJECTED = "bearer rejected: %s"
+_MODE = "jwt_only"
+_ALLOWED = (_MODE, "allowed", "")
+_ANONYMOUS = (_MODE, "anonymous", "")
 
 
 class _Awaited(enum.Enum):
@@ -126,43 +118,40 @@ class BearerMiddleware:
     verified identity to an account (the App's resolver, or the claim itself).
     """
 
-    #: Calls the app or answers, never both (:data:`fw.stack.FORWARDS_SEND`): an App's error
-    #: boundaries around it share one ``send`` wrapper.
-    fw_forwards_send = True
-
     def __init__(
-        self,
-        app: ASGIApp,
-        running: Callable[[], Running | None],
-        identity_claim: str,
-        accounts: AccountSeams,
+        self, running: Callable[[], Running | None], identity_claim: str, accounts: AccountSeams
     ) -> None:
-        self.app = app
         self.running = running
         self._claim = identity_claim
         self._accounts = accounts
 
-    def fw_before(self, scope: Scope) -> Decision:
-        """The decision on an HTTP request that needs nothing awaited (:data:`fw.stack.BEFORE`).
+    def decide(self, scope: Scope) -> Decision:
+        """The decision on an HTTP request or WebSocket handshake (:class:`fw.core.middleware.Middleware`).
 
-        ``None`` to call the app, the caller (if any) recorded in the scope; the 401 or 503 to
-        answer; :meth:`_serve` for a request that needs awaiting or DPoP, which it decides
-        the same way. That leaves here the common jwt_only requests:
-        an anonymous one, and a token the verifier remembers or can check with the key at hand,
-        when every token is admitted, no revocation is checked and the account is the claim.
-        An App whose middleware all offer this calls it as a plain function
-        (:class:`fw.stack.ErrorBoundary`).
+        ``None`` to hand the request on, the caller (if any) recorded in the scope; the 401 or 503
+        to answer. The common jwt_only requests are decided here without awaiting: an anonymous
+        one, and a token the verifier remembers or can check with the key at hand, when every
+        token is admitted, no revocation is checked and the account is the claim. The rest (a key
+        to fetch, an admission or revocation to ask, DPoP) is :meth:`_decide_awaiting`'s.
         """
+        kind = scope["type"]
+        if kind != "http" and kind != "websocket":
+            return None
         running = self.running()
         if running is None:
+            note(scope, _MODE, "unavailable")
             return _REFUSE
-        if not running.quick or running.dpop is not None:
-            return self._serve
+        if not running.quick or running.dpop is not None or kind != "http":
+            return self._decide_awaiting(scope, running)
         presented, token = _authorization(scope)
         if not presented:
-            return _REJECT if running.protection.requires_auth(scope["path"]) else None
+            if running.protection.requires_auth(scope["path"]):
+                note(scope, _MODE, "rejected", "missing")
+                return _REJECT
+            scope[OUTCOME_KEY] = _ANONYMOUS
+            return None
         if token is None or not self._accounts.claim_is_the_account():
-            return self._serve
+            return self._decide_awaiting(scope, running)
         entry = running.verifier.remembered(token)
         if entry is not None:
             # A client repeating its token, the request an API serves most: the entry holds
@@ -170,54 +159,39 @@ class BearerMiddleware:
             issuer, value = running.verifier.policy.issuer, entry.identity
             identity = _identity(issuer, self._claim, value, entry.claims(), True)
             record(scope, _authentication("bearer", value, issuer, value, _caller(value, identity)))
+            scope[OUTCOME_KEY] = _ALLOWED
             return None
-        outcome = self._check_now(running, token)
+        outcome = self._check_now(scope, running, token)
         if outcome is _AWAITED:
-            return self._serve
+            return self._decide_awaiting(scope, running)
         if outcome is None:
             return _REJECT
         record(scope, outcome)
+        scope[OUTCOME_KEY] = _ALLOWED
         return None
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            decision = self.fw_before(scope)
-            if decision is None:
-                await self.app(scope, receive, send)
-            elif isinstance(decision, tuple):
-                await self._answer(scope, send, decision)
-            else:
-                await decision(scope, receive, send)
-        elif scope["type"] == "websocket":
-            await self._serve(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
-
-    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Any HTTP request or WebSocket handshake, awaiting what it needs to."""
-        running = self.running()
-        if running is None:
-            await self._answer(scope, send, _REFUSE)
-            return
+    async def _decide_awaiting(self, scope: Scope, running: Running) -> Response | Amend | None:
+        """Any request, awaiting what it needs to (a key fetch, admission, revocation, DPoP)."""
         if running.dpop is not None:
-            await running.dpop.serve(scope, receive, send, self.app, lambda t: self._authenticate(running, t))
-            return
+            return await running.dpop.decide(scope, lambda t: self._authenticate(scope, running, t))
         presented, token = _authorization(scope)
         if presented:
-            outcome = await self._authenticate(running, token)
+            outcome = await self._authenticate(scope, running, token)
             if outcome is None:
-                await self._answer(scope, send, _REJECT)
-                return
+                return _REJECT
             if isinstance(outcome, StoreUnavailable):
-                await self._answer(scope, send, _REFUSE)
-                return
+                note(scope, _MODE, "unavailable")
+                return _REFUSE
             record(scope, outcome)
+            scope[OUTCOME_KEY] = _ALLOWED
         elif running.protection.requires_auth(scope["path"]):
-            await self._answer(scope, send, _REJECT)
-            return
-        await self.app(scope, receive, send)
+            note(scope, _MODE, "rejected", "missing")
+            return _REJECT
+        else:
+            scope[OUTCOME_KEY] = _ANONYMOUS
+        return None
 
-    def _check_now(self, running: Running, token: str) -> Authentication | _Awaited | None:
+    def _check_now(self, scope: Scope, running: Running, token: str) -> Authentication | _Awaited | None:
         """The caller, ``None`` to reject, or :data:`_AWAITED` when the key must be awaited.
 
         For a token the verifier does not remember, on a request that needs nothing else
@@ -225,9 +199,11 @@ class BearerMiddleware:
         rejection of the token is ``None``; anything unexpected propagates (a 500, not a 401).
         """
         try:
-            verified = running.verifier.check_now(token)
+            with events.bearer_verification():
+                verified = running.verifier.check_now(token)
         except TokenRejected as rejection:
             logger.debug(_REJECTED, rejection.reason)
+            note(scope, _MODE, "rejected", rejection_reason(rejection))
             return None
         if verified is None:
             return _AWAITED
@@ -244,7 +220,7 @@ class BearerMiddleware:
         return _authentication("bearer", account_id, issuer, subject, _caller(account_id, identity))
 
     async def _authenticate(
-        self, running: Running, token: str | None
+        self, scope: Scope, running: Running, token: str | None
     ) -> Authentication | StoreUnavailable | None:
         """The caller, ``None`` to reject with 401, or the store failure to answer 503.
 
@@ -253,20 +229,25 @@ class BearerMiddleware:
         """
         if token is None:
             logger.debug("bearer rejected: malformed Authorization header")
+            note(scope, _MODE, "rejected", "malformed")
             return None
         try:
             verifier = running.verifier
-            verified = await verifier.verify(token)
+            with events.bearer_verification():
+                verified = await verifier.verify(token)
             if not running.admits_everyone and not await running.admission.admits(
                 verified.issuer, verified.claims
             ):
                 logger.debug("bearer rejected: not admitted")
+                note(scope, _MODE, "rejected", "not_admitted")
                 return None
             if running.revocation is not None and await running.revocation.revoked(verified):
                 logger.debug("bearer rejected: revoked")
+                note(scope, _MODE, "rejected", "revoked")
                 return None
         except TokenRejected as rejection:
             logger.debug(_REJECTED, rejection.reason)
+            note(scope, _MODE, "rejected", rejection_reason(rejection))
             return None
         except StoreUnavailable as failure:
             logger.error("auth store unavailable: %s", failure)
@@ -282,13 +263,6 @@ class BearerMiddleware:
             return failure
         if account is None or not account.active:
             logger.debug("bearer rejected: the account resolver refused the identity")
+            note(scope, _MODE, "rejected", "no_account")
             return None
         return self._authenticated(account.account_id, verified.issuer, verified.identity, identity)
-
-    @staticmethod
-    async def _answer(scope: Scope, send: Send, response: tuple[Message, Message]) -> None:
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008})
-            return
-        await send(response[0])
-        await send(response[1])

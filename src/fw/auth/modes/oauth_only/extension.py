@@ -11,20 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import httpx2
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
-from fw.auth.assurance.context import build_context
 from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
-from fw.auth.browser.cookies import CookiePolicy
+from fw.auth.browser.build import browser_auth, browser_sessions
 from fw.auth.browser.login_keys import AgreedLoginStates
-from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
+from fw.auth.browser.middleware import BrowserSessionMiddleware
 from fw.auth.browser.origins import Origins
 from fw.auth.browser.signout import local_logout
 from fw.auth.browser.stores import BrowserStores, open_browser_stores
@@ -32,9 +29,9 @@ from fw.auth.modes.base import ModeSettings
 from fw.auth.modes.oauth_only.login import OauthLogin
 from fw.auth.modes.oauth_only.settings import configured_provider
 from fw.auth.modes.oauth_only.started import Started
-from fw.auth.protection import Protection
-from fw.auth.sessions.manager import Sessions
 from fw.auth.stores.interfaces import CeremonyStore
+from fw.core.middleware import Middleware
+from fw.core.routes import BaseRoute, Route
 from fw.problems import Problem
 
 #: The provider answers within seconds or the browser waiting on the callback is told so.
@@ -64,23 +61,14 @@ class OauthOnly:
         self.presence = assurance = BrowserAssurance.build(
             auth, lambda: self._started().sessions, self.origins.cross_origin
         )
-        self.browser = BrowserAuth(
+        self.browser = browser_auth(
+            auth,
+            settings.app_env,
             sessions=lambda: self._started().sessions,
+            ceremonies=self._ceremonies,
             accounts=self.accounts,
-            protection=Protection.from_patterns(auth.protection.include, auth.protection.exclude),
-            login_path=auth.login_path,
-            unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset(
-                {
-                    auth.login_path,
-                    auth.callback_path,
-                    auth.logout_path,
-                    *(assurance.paths() if assurance is not None else ()),
-                }
-            ),
-            assurance=build_context(auth, lambda: self._started().sessions, self._ceremonies),
             presence=assurance,
-            cookies=CookiePolicy.of(settings.app_env, auth),
+            exempt=(auth.callback_path,),
         )
 
     # Extension protocol.
@@ -93,20 +81,20 @@ class OauthOnly:
         ]
 
     def middleware(self) -> Sequence[Middleware]:
-        return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
+        return [BrowserSessionMiddleware(self.browser)]
 
     async def startup(self) -> None:
         stores = self.stores = await open_browser_stores(
-            self.auth.backend, self.settings.middleware, self.settings.session, ["accounts", "allowlist"]
+            self.auth.backend,
+            self.settings.middleware,
+            self.settings.session,
+            ["accounts", "allowlist"],
+            self.settings.lookup,
         )
         self.accounts.default = StoredAccounts(stores.auth.accounts)
         self.started = Started(
             http=self._http or httpx2.AsyncClient(timeout=PROVIDER_TIMEOUT),
-            sessions=Sessions(
-                stores.sessions,
-                ttl=self.auth.session.ttl.total_seconds(),
-                idle_timeout=self.auth.session.idle_timeout.total_seconds(),
-            ),
+            sessions=browser_sessions(self.auth, stores.sessions),
             logins=AgreedLoginStates(stores.sessions, stores.shared_key),
             admission=build_admission(self.auth.oauth, stores.auth.allowlist),
             accounts=self.accounts,

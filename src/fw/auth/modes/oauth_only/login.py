@@ -30,7 +30,7 @@ from fw.auth.modes.oauth_only.started import Started
 from fw.auth.oauth import (
     OauthError,
     OauthProvider,
-    ProviderRefused,
+    ProviderError,
     ProviderUnavailable,
     RateLimited,
     authorization_url,
@@ -169,7 +169,7 @@ class OauthLogin:
                 title="Sign-in failed",
                 headers={"retry-after": str(retry_after(error))},
             ) from None
-        except ProviderRefused as error:
+        except ProviderError as error:
             logger.info("provider %s refused the sign-in: %s", self.provider.name, error)
             raise login_failed(error.reason) from None
         except OauthError as error:

@@ -11,18 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import httpx2
-from starlette.middleware import Middleware
-from starlette.routing import BaseRoute, Route
 
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
 from fw.auth.admission import build as build_admission
-from fw.auth.assurance.context import build_context
 from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
-from fw.auth.browser.cookies import CookiePolicy
+from fw.auth.browser.build import browser_auth, browser_sessions
 from fw.auth.browser.login_keys import AgreedLoginStates
-from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
+from fw.auth.browser.middleware import BrowserSessionMiddleware
 from fw.auth.browser.origins import Origins
 from fw.auth.browser.stores import open_browser_stores
 from fw.auth.modes.base import ModeSettings
@@ -32,10 +29,12 @@ from fw.auth.modes.oidc_only.logout import OidcLogout
 from fw.auth.modes.oidc_only.probe import probe_provider
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import Provider
-from fw.auth.protection import Protection
 from fw.auth.sessions.manager import Sessions
 from fw.auth.stores.interfaces import AuthStore, CeremonyStore, SessionStore
 from fw.auth.stores.records import RecordKind
+from fw.auth.stores.registry import find_store
+from fw.core.middleware import Middleware
+from fw.core.routes import BaseRoute, Route
 
 
 class OidcOnly:
@@ -62,7 +61,6 @@ class OidcOnly:
         self.accounts = AccountSeams(settings.app)
         self._lent: runtime.RunningAuth | None = None
         self.started: Started | None = None
-        self.protection = Protection.from_patterns(auth.protection.include, auth.protection.exclude)
         origins = Origins(
             "auth.oidc.redirect_url",
             self.oidc.redirect_url,
@@ -78,25 +76,14 @@ class OidcOnly:
         )
         self.backchannel = BackchannelLogout(self.oidc.client_id, self._started, self._ceremonies)
         backchannel_paths = (self.oidc.backchannel_logout_path,) if self.oidc.backchannel_logout_path else ()
-        self.browser = BrowserAuth(
+        self.browser = browser_auth(
+            auth,
+            settings.app_env,
             sessions=lambda: self.sessions,
+            ceremonies=self._ceremonies,
             accounts=self.accounts,
-            protection=self.protection,
-            login_path=auth.login_path,
-            unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset(
-                {
-                    auth.login_path,
-                    auth.callback_path,
-                    auth.logout_path,
-                    *backchannel_paths,
-                    *exempt,
-                    *(assurance.paths() if assurance is not None else ()),
-                }
-            ),
-            assurance=build_context(auth, lambda: self.sessions, self._ceremonies),
             presence=assurance,
-            cookies=CookiePolicy.of(settings.app_env, auth),
+            exempt=(auth.callback_path, *backchannel_paths, *exempt),
         )
 
     # Extension protocol.
@@ -113,18 +100,19 @@ class OidcOnly:
         return routes
 
     def middleware(self) -> Sequence[Middleware]:
-        return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
+        return [BrowserSessionMiddleware(self.browser)]
 
     async def startup(self) -> None:
         kinds: list[RecordKind] = ["accounts", "allowlist", *self.extra_kinds]
         if self.oidc.backchannel_logout_path:
             # Spent logout-token jtis live with the ceremonies; sessions need their marks' index.
             wanted: list[RecordKind] = ["ceremonies"]
-            if self.settings.session.backend == "rdb":
+            engine = find_store(self.settings.session.backend)
+            if engine is not None and engine.sessions_in_auth_store:  # rdb: an index table of its own
                 wanted.append("session_marks")
             kinds += [kind for kind in wanted if kind not in kinds]
         stores = await open_browser_stores(
-            self.auth.backend, self.settings.middleware, self.settings.session, kinds
+            self.auth.backend, self.settings.middleware, self.settings.session, kinds, self.settings.lookup
         )
         auth_store = self.auth_store = stores.auth
         self.store = stores.sessions
@@ -133,11 +121,7 @@ class OidcOnly:
             provider=Provider(
                 self.oidc.issuer, allow_loopback_http=self.oidc.allow_loopback_http, http=self._http
             ),
-            sessions=Sessions(
-                stores.sessions,
-                ttl=self.auth.session.ttl.total_seconds(),
-                idle_timeout=self.auth.session.idle_timeout.total_seconds(),
-            ),
+            sessions=browser_sessions(self.auth, stores.sessions),
             logins=AgreedLoginStates(stores.sessions, stores.shared_key),
             admission=build_admission(self.oidc, auth_store.allowlist),
             accounts=self.accounts,

@@ -27,6 +27,7 @@ from fw.auth.modes.rules import (
     check_scope_entries,
     env_name,
 )
+from fw.auth.stores.registry import find_store, recalling_session_backends
 from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
 from fw.settings import AuthSettings
@@ -80,12 +81,17 @@ def check_backchannel_logout(settings: ModeSettings) -> None:
         raise StartupError(key, path, "use a root-relative path such as /auth/backchannel-logout")
     if path in (auth.login_path, auth.callback_path, auth.logout_path):
         raise StartupError(key, path, "use a path of its own, not the login, callback or logout path")
-    if settings.session.backend == "cookie":
+    engine = find_store(settings.session.backend)
+    if engine is not None and not engine.recalls_sessions:
+        recalling = recalling_session_backends()
+        listed = (
+            ", ".join(recalling[:-1]) + f" or {recalling[-1]}" if len(recalling) > 1 else "".join(recalling)
+        )
         raise StartupError(
             key,
             path,
-            "cookie sessions live in the browser and cannot be ended from the back channel; "
-            "set session.backend to rdb, redis, dynamo or firestore, or leave this path empty",
+            f"{engine.name} sessions live in the browser and cannot be ended from the back channel; "
+            f"set session.backend to {listed}, or leave this path empty",
         )
 
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.routing import BaseRoute
 
 from fw.auth.accounts import Account
 from fw.auth.browser.answers import not_started
@@ -29,6 +27,8 @@ from fw.auth.passkeys.registration import (
     require_recent_proof,
     sign_in_required,
 )
+from fw.core.middleware import Middleware
+from fw.core.routes import BaseRoute
 
 
 class OidcPasskey:

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from starlette.middleware import Middleware
-from starlette.routing import BaseRoute, Route
-
 import fw.auth.runtime as runtime
 from fw.auth.accounts import AccountSeams, StoredAccounts
-from fw.auth.assurance.context import build_context
 from fw.auth.assurance.presence_browser import BrowserAssurance
 from fw.auth.browser.answers import not_started
-from fw.auth.browser.cookies import CookiePolicy
-from fw.auth.browser.middleware import BrowserAuth, BrowserSessionMiddleware
+from fw.auth.browser.build import browser_auth, browser_sessions
+from fw.auth.browser.middleware import BrowserSessionMiddleware
 from fw.auth.browser.stores import BrowserStores, open_browser_stores
 from fw.auth.modes.base import ModeSettings
 from fw.auth.modes.passkey_only.bootstrap import TICKET_COOKIE, BootstrapRedemption
@@ -29,8 +25,8 @@ from fw.auth.passkeys.bound import BoundRecords
 from fw.auth.passkeys.endpoints import PasskeyEndpoints
 from fw.auth.passkeys.live import Live
 from fw.auth.passkeys.page import SignInPage
-from fw.auth.protection import Protection
-from fw.auth.sessions.manager import Sessions
+from fw.core.middleware import Middleware
+from fw.core.routes import BaseRoute, Route
 
 
 class PasskeyOnly:
@@ -59,25 +55,14 @@ class PasskeyOnly:
             auth, lambda: self._live().sessions, self.logout.cross_origin
         )
         self.logout.farewell = assurance.farewell if assurance is not None else None
-        self.browser = BrowserAuth(
+        self.browser = browser_auth(
+            auth,
+            settings.app_env,
             sessions=lambda: self._live().sessions,
+            ceremonies=lambda: self._live().store.ceremonies,
             accounts=self.accounts,
-            protection=Protection.from_patterns(auth.protection.include, auth.protection.exclude),
-            login_path=auth.login_path,
-            unauthenticated=auth.protection.unauthenticated,
-            exempt=frozenset(
-                {
-                    auth.login_path,
-                    auth.logout_path,
-                    *self.passkeys.paths(),
-                    *(assurance.paths() if assurance is not None else ()),
-                }
-            ),
-            assurance=build_context(
-                auth, lambda: self._live().sessions, lambda: self._live().store.ceremonies
-            ),
             presence=assurance,
-            cookies=CookiePolicy.of(settings.app_env, auth),
+            exempt=self.passkeys.paths(),
         )
 
     # Extension protocol.
@@ -99,7 +84,7 @@ class PasskeyOnly:
         return [Route(login_path, self.signin_page.serve, methods=["GET"])]
 
     def middleware(self) -> Sequence[Middleware]:
-        return [Middleware(BrowserSessionMiddleware, auth=self.browser)]
+        return [BrowserSessionMiddleware(self.browser)]
 
     async def startup(self) -> None:
         stores = await open_browser_stores(
@@ -107,14 +92,11 @@ class PasskeyOnly:
             self.settings.middleware,
             self.settings.session,
             ["accounts", "ceremonies", "passkeys", "bootstrap"],
+            self.settings.lookup,
         )
         self.stores = stores
         self.accounts.default = StoredAccounts(stores.auth.accounts)
-        sessions = Sessions(
-            stores.sessions,
-            ttl=self.auth.session.ttl.total_seconds(),
-            idle_timeout=self.auth.session.idle_timeout.total_seconds(),
-        )
+        sessions = browser_sessions(self.auth, stores.sessions)
         self.live = Live(stores.auth, sessions, self.accounts)
         self._lent = runtime.RunningAuth(self.settings.app, stores.auth, self.auth)
         runtime.start(self._lent)
