@@ -20,6 +20,12 @@ answer 503 (never 500, never 200 for a revoked token), and the service recovers 
     .venv/bin/python benchmarks/sustained_load.py                       # 3 scenarios x 180 s
     .venv/bin/python benchmarks/sustained_load.py --duration 20         # a smoke run
     .venv/bin/python benchmarks/sustained_load.py --scenario kill-redis --duration 60
+    .venv/bin/python benchmarks/sustained_load.py --operations-outage --duration 90
+
+``--operations-outage`` runs instead the scenario of benchmarks/operations_outage.py: one
+``jwt_only`` process with metrics, tracing (to a loopback OTLP receiver) and the access log on,
+its private PostgreSQL killed for 10 s mid-run; readiness must flip to 503 and back, the 503s in
+the metrics and the access log must equal the driver's, and resident memory must stay flat.
 
 Needs ``wrk``, ``redis-server`` and PostgreSQL's ``initdb``/``pg_ctl`` (run as root, the cluster is
 created as the ``postgres`` user).
@@ -622,7 +628,21 @@ def main() -> None:
         "--scenario", action="append", choices=["steady", "kill-redis", "kill-postgres"],
         help="run only these (repeatable); default all three",
     )  # fmt: skip
+    parser.add_argument(
+        "--operations-outage", action="store_true",
+        help="run the observability scenario instead (benchmarks/operations_outage.py): "
+        "metrics, tracing and access log on, PostgreSQL killed for 10 s",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-preflight", action="store_true",
+        help="with --operations-outage: serve without fw.run's preflight startup and shutdown",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.operations_outage:
+        sys.path.insert(0, str(Path(__file__).parent))
+        import operations_outage
+
+        raise SystemExit(operations_outage.main(args.duration, preflight=not args.no_preflight))
     if shutil.which("wrk") is None or shutil.which("redis-server") is None:
         raise SystemExit("needs wrk and redis-server (apt-get install -y wrk redis-server)")
     results = [

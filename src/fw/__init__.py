@@ -51,7 +51,7 @@ from fw.responses import JSONResponse
 # no store, mode or SDK). Importing registers nothing: fw's own pillars join the configuration
 # and every App when configuration is first parsed (fw.configuration.framework) ---
 # isort: split
-import fw.auth as auth  # noqa: F401
+import fw.auth as auth
 
 if TYPE_CHECKING:
     from fw.auth.caller import request_authentication
@@ -87,6 +87,7 @@ __all__ = [
     "Response",
     "StartupError",
     "arg",
+    "auth",
     "bad_request",
     "check",
     "command",

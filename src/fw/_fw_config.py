@@ -199,6 +199,52 @@ def _build_3(v: Any) -> Any:
     )
 
 
+def _classes_4() -> tuple[type, ...]:
+    return (declared('fw.settings', 'HealthSettings'),)
+
+
+def _build_4(v: Any) -> Any:
+    return declared('fw.settings', 'HealthSettings')(
+        enabled=v['server.health.enabled'],
+        live_path=v['server.health.live_path'],
+        ready_path=v['server.health.ready_path'],
+    )
+
+
+def _classes_5() -> tuple[type, ...]:
+    return (declared('fw.settings', 'AccessLogSettings'),)
+
+
+def _build_5(v: Any) -> Any:
+    return declared('fw.settings', 'AccessLogSettings')(
+        enabled=v['observability.access_log.enabled'],
+    )
+
+
+def _classes_6() -> tuple[type, ...]:
+    return (declared('fw.settings', 'MetricsSettings'),)
+
+
+def _build_6(v: Any) -> Any:
+    return declared('fw.settings', 'MetricsSettings')(
+        enabled=v['observability.metrics.enabled'],
+        path=v['observability.metrics.path'],
+    )
+
+
+def _classes_7() -> tuple[type, ...]:
+    return (declared('fw.settings', 'TracingSettings'),)
+
+
+def _build_7(v: Any) -> Any:
+    return declared('fw.settings', 'TracingSettings')(
+        enabled=v['observability.tracing.enabled'],
+        endpoint=v['observability.tracing.endpoint'],
+        service_name=v['observability.tracing.service_name'],
+        sample_ratio=v['observability.tracing.sample_ratio'],
+    )
+
+
 LOADERS: dict[str, Loader] = {
     'fw.settings:ServerSettings': Loader(
         type_name='fw.settings:ServerSettings',
@@ -382,6 +428,64 @@ LOADERS: dict[str, Loader] = {
             ('auth.assurance', ''),
             ('auth.assurance.presence', 'Browser presence reporting'),
             ('auth.assurance.hint', 'The remembered last visitor'),
+        ),
+    ),
+    'fw.settings:HealthSettings': Loader(
+        type_name='fw.settings:HealthSettings',
+        fingerprint='39e72a045872d3ebcfaf',
+        classes=_classes_4,
+        build=_build_4,
+        prefix='server.health',
+        fields=(
+            Field(key='server.health.enabled', kind='bool', table='server.health', default=True, env='SERVER_HEALTH_ENABLED', opts=('--server-health-enabled',), help='Serve the liveness and readiness endpoints'),
+            Field(key='server.health.live_path', kind='str', table='server.health', default='/healthz', env='SERVER_HEALTH_LIVE_PATH', opts=('--server-health-live_path',), help='Liveness: 200 while the process serves'),
+            Field(key='server.health.ready_path', kind='str', table='server.health', default='/readyz', env='SERVER_HEALTH_READY_PATH', opts=('--server-health-ready_path',), help='Readiness: 200 when every store the configuration uses and the bearer keys or provider answer'),
+        ),
+        tables=(
+            ('server.health', 'Liveness and readiness endpoints (public, outside auth.protection, not in the OpenAPI document)'),
+        ),
+    ),
+    'fw.settings:AccessLogSettings': Loader(
+        type_name='fw.settings:AccessLogSettings',
+        fingerprint='336dfcdbc5b25bf77f8c',
+        classes=_classes_5,
+        build=_build_5,
+        prefix='observability.access_log',
+        fields=(
+            Field(key='observability.access_log.enabled', kind='bool', table='observability.access_log', default=False, env='OBSERVABILITY_ACCESS_LOG_ENABLED', opts=('--observability-access_log-enabled',), help="Log every request as one JSON line on the fw.access logger (it replaces uvicorn's access line)"),
+        ),
+        tables=(
+            ('observability.access_log', 'One JSON line per request on the fw.access logger'),
+        ),
+    ),
+    'fw.settings:MetricsSettings': Loader(
+        type_name='fw.settings:MetricsSettings',
+        fingerprint='13c3b5867e58a6023ad1',
+        classes=_classes_6,
+        build=_build_6,
+        prefix='observability.metrics',
+        fields=(
+            Field(key='observability.metrics.enabled', kind='bool', table='observability.metrics', default=False, env='OBSERVABILITY_METRICS_ENABLED', opts=('--observability-metrics-enabled',), help='Serve Prometheus metrics at observability.metrics.path (needs the metrics extra)'),
+            Field(key='observability.metrics.path', kind='str', table='observability.metrics', default='/metrics', env='OBSERVABILITY_METRICS_PATH', opts=('--observability-metrics-path',), help='The path the Prometheus text format is served at (public, not in the OpenAPI document)'),
+        ),
+        tables=(
+            ('observability.metrics', "Prometheus metrics (pip install 'fw-web[metrics]')"),
+        ),
+    ),
+    'fw.settings:TracingSettings': Loader(
+        type_name='fw.settings:TracingSettings',
+        fingerprint='1f8b541af903decc230b',
+        classes=_classes_7,
+        build=_build_7,
+        prefix='observability.tracing',
+        fields=(
+            Field(key='observability.tracing.enabled', kind='bool', table='observability.tracing', default=False, env='OBSERVABILITY_TRACING_ENABLED', opts=('--observability-tracing-enabled',), help='Trace every request and the store and provider calls it makes (needs the otel extra)'),
+            Field(key='observability.tracing.endpoint', kind='str', table='observability.tracing', default='', env='OBSERVABILITY_TRACING_ENDPOINT', opts=('--observability-tracing-endpoint',), help="The collector's OTLP/HTTP URL (http://collector:4318); empty: OTEL_EXPORTER_OTLP_ENDPOINT or localhost"),
+            Field(key='observability.tracing.service_name', kind='str', table='observability.tracing', default='', env='OBSERVABILITY_TRACING_SERVICE_NAME', opts=('--observability-tracing-service_name',), help="The service.name spans carry; empty: the project's name"),
+            Field(key='observability.tracing.sample_ratio', kind='str', table='observability.tracing', default='1.0', env='OBSERVABILITY_TRACING_SAMPLE_RATIO', opts=('--observability-tracing-sample_ratio',), help="The share of traces started here that are recorded, from 0 to 1 (a caller's decision is kept)"),
+        ),
+        tables=(
+            ('observability.tracing', "OpenTelemetry tracing to an OTLP/HTTP collector (pip install 'fw-web[otel]')"),
         ),
     ),
 }

@@ -1,4 +1,5 @@
-"""The framework's own settings: ``[server]``, ``[session]``, ``[middleware.*]`` and ``[auth]``.
+"""The framework's own settings: ``[server]``, ``[session]``, ``[middleware.*]``, ``[auth]`` and
+``[observability.*]``.
 
 They are declared exactly like an application's configuration and registered through the same
 mechanism, so they appear in the startup summary and the templates and obey the same layering.
@@ -375,6 +376,50 @@ class AuthSettings:
     assurance: Annotated[Assurance, dependon("auth.enabled")]
 
 
+@dataclass
+class HealthSettings:
+    """Liveness and readiness endpoints (public, outside auth.protection, not in the OpenAPI document)."""
+
+    #: Serve the liveness and readiness endpoints.
+    enabled: Annotated[bool, default("true")]
+    #: Liveness: 200 while the process serves.
+    live_path: Annotated[str, default("/healthz")]
+    #: Readiness: 200 when every store the configuration uses and the bearer keys or provider answer.
+    ready_path: Annotated[str, default("/readyz")]
+
+
+@dataclass
+class AccessLogSettings:
+    """One JSON line per request on the fw.access logger."""
+
+    #: Log every request as one JSON line on the fw.access logger (it replaces uvicorn's access line).
+    enabled: Annotated[bool, default("false")]
+
+
+@dataclass
+class MetricsSettings:
+    """Prometheus metrics (pip install 'fw-web[metrics]')."""
+
+    #: Serve Prometheus metrics at observability.metrics.path (needs the metrics extra).
+    enabled: Annotated[bool, default("false")]
+    #: The path the Prometheus text format is served at (public, not in the OpenAPI document).
+    path: Annotated[str, default("/metrics")]
+
+
+@dataclass
+class TracingSettings:
+    """OpenTelemetry tracing to an OTLP/HTTP collector (pip install 'fw-web[otel]')."""
+
+    #: Trace every request and the store and provider calls it makes (needs the otel extra).
+    enabled: Annotated[bool, default("false")]
+    #: The collector's OTLP/HTTP URL (http://collector:4318); empty: OTEL_EXPORTER_OTLP_ENDPOINT or localhost.
+    endpoint: Annotated[str, default("")]
+    #: The service.name spans carry; empty: the project's name.
+    service_name: Annotated[str, default("")]
+    #: The share of traces started here that are recorded, from 0 to 1 (a caller's decision is kept).
+    sample_ratio: Annotated[str, default("1.0")]
+
+
 # Registered like any application's configuration; the loaders are pre-generated into
 # ``fw/_fw_config.py`` by ``fw generate`` run in fw's own checkout.
 from fw.configuration import register_config  # noqa: E402
@@ -383,3 +428,8 @@ register_config(ServerSettings, "server")
 register_config(SessionSettings, "session")
 register_config(MiddlewareSettings, "middleware")
 register_config(AuthSettings, "auth")
+# The operations endpoints and observability (fw.operations reads them; DESIGN 10.4).
+register_config(HealthSettings, "server.health")
+register_config(AccessLogSettings, "observability.access_log")
+register_config(MetricsSettings, "observability.metrics")
+register_config(TracingSettings, "observability.tracing")

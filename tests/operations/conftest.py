@@ -1,5 +1,5 @@
-"""Fixtures for the operations tests: ``[server.health]`` declared, and an App served by a real
-uvicorn (its lifespan on, so every pillar starts as under ``fw run``) on a free loopback port."""
+"""Fixtures for the operations tests: an App served by a real uvicorn (its lifespan on, so every
+pillar starts as under ``fw run``) on a free loopback port."""
 
 from __future__ import annotations
 
@@ -9,28 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-import pytest
 import uvicorn
-
-import fw.operations.pillar
-from fw.configuration import registry
-from fw.operations.health import HealthSettings
-
-# Declared before any test of this folder parses configuration (a test run collects first).
-fw.operations.pillar.register()
-
-
-@pytest.fixture
-def health_registered() -> None:
-    """``[server.health]`` declared even when an earlier test replaced the registry
-    (``fw.configuration.reset`` keeps only ``fw.settings``' own tables)."""
-    state = registry.state()
-    if not any(registration.cls is HealthSettings for registration in state.configs.values()):
-        parsed, state.parsed = state.parsed, False
-        try:
-            fw.operations.pillar.register()
-        finally:
-            state.parsed = parsed
 
 
 @contextlib.contextmanager

@@ -32,9 +32,7 @@ def make_fw_app() -> object:
     """The same route in an fw.App configured from the environment (``OBSERVABILITY_METRICS_ENABLED``):
     what ``fw run`` serves, its metrics hook and path installed by the App itself."""
     import fw
-    from fw.operations import metrics as metrics_module
 
-    metrics_module.register()
     application = fw.App()
 
     @application.route("GET /hello/{name}")

@@ -109,18 +109,3 @@ def exported_text(spans: Iterable[Any]) -> str:
         parts.extend(f"{key}={value!r}" for key, value in span.resource.attributes.items())
         parts.append(span.status.description or "")
     return "\n".join(parts)
-
-
-def register() -> None:
-    """Declare ``[observability.metrics]`` and ``[observability.tracing]`` (again, when an earlier
-    test replaced the registry): tests of this folder parse configuration naming them."""
-    from fw.configuration import registry
-    from fw.operations import metrics, tracing
-
-    state = registry.state()
-    parsed, state.parsed = state.parsed, False
-    try:
-        metrics.register()
-        tracing.register()
-    finally:
-        state.parsed = parsed

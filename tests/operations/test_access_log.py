@@ -215,16 +215,3 @@ def test_an_access_logger_above_info_costs_no_line(serve: Serve, access_lines: L
     logging.getLogger(ACCESS_LOGGER).setLevel(logging.WARNING)
     serve().get("/orders/1")
     assert access_lines.records == []
-
-
-def test_the_committed_loader_of_the_operations_settings_matches_the_generator() -> None:
-    from pathlib import Path
-
-    import fw.operations
-    from fw.generate.config import generate_folders
-
-    folder = Path(fw.operations.__file__).parent
-    [output] = generate_folders([folder])
-    assert output.path == folder / "_fw_config.py"
-    assert output.path.read_text() == output.text, "operations/_fw_config.py is stale"
-    assert "'observability.access_log.enabled'" in output.text

@@ -38,7 +38,7 @@ from fw.testing.issuer import LocalIssuer
 
 from .conftest import served
 
-pytestmark = [pytest.mark.usefixtures("health_registered"), pytest.mark.timeout(240)]
+pytestmark = pytest.mark.timeout(240)
 
 #: DESIGN 10.4: readiness answers within two seconds of a store going away.
 WITHIN = 2.0
@@ -528,12 +528,3 @@ def test_both_endpoints_answer_without_credentials_when_protection_covers_every_
         assert client.get("/api/me").status_code in (302, 303, 401)  # protected indeed
         assert client.get("/healthz").status_code == 200
         assert client.get("/readyz").status_code == 200
-
-
-def test_the_committed_operations_loader_matches_the_generator() -> None:
-    from fw.generate.config import generate_folders
-
-    folder = Path(fw.operations.__file__).parent
-    [output] = generate_folders([folder])
-    assert output.path == folder / "_fw_config.py"
-    assert output.path.read_text() == output.text, "src/fw/operations/_fw_config.py is stale: regenerate it"

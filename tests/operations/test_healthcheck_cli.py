@@ -25,7 +25,7 @@ from fw.testing.issuer import LocalIssuer
 
 from .conftest import served
 
-pytestmark = [pytest.mark.usefixtures("health_registered"), pytest.mark.timeout(120)]
+pytestmark = pytest.mark.timeout(120)
 
 
 def healthcheck(

@@ -23,7 +23,7 @@ from fw.rdb.migrate import upgrade
 from fw.testing import BrowserClient, configured, identity_provider
 from fw.testing.issuer import LocalIssuer
 
-from .observability_support import exported_text, register, samples, total, value
+from .observability_support import exported_text, samples, total, value
 from .otlp_receiver import OtlpReceiver
 
 pytestmark = pytest.mark.timeout(180)
@@ -31,7 +31,6 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture(autouse=True)
 def _declared() -> Iterator[None]:
-    register()
     yield
     events.reset()  # an App whose startup was refused never shut down
 

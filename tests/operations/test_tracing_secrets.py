@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from fw.auth.modes.jwt_only import JwtOnly
 from fw.auth.stores.select import middleware_settings
+from fw.core.middleware import Pipeline
 from fw.operations.metrics import Metrics
 from fw.operations.observer import RequestObserver
 from fw.rdb.migrate import upgrade
@@ -30,12 +31,7 @@ pytestmark = pytest.mark.timeout(120)
 
 def _behind(extension: JwtOnly, routes: list[Route]) -> Any:
     """The routes behind the extension's middleware, as the App's request path composes them."""
-    middleware = list(extension.middleware())
-    if middleware and hasattr(middleware[0], "decide"):  # fw's own middleware protocol (fw.core)
-        from fw.core.middleware import Pipeline
-
-        return Pipeline(app=Starlette(routes=routes), middleware=middleware)
-    return Starlette(routes=routes, middleware=middleware)
+    return Pipeline(app=Starlette(routes=routes), middleware=extension.middleware())
 
 
 def bearer(token: str) -> dict[str, str]:

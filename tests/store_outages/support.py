@@ -24,10 +24,12 @@ from auth_jwt.settings import auth_settings, jwt_settings, revocation
 from auth_oidc.support import open_browser
 from backends import StoreBackend
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.testclient import TestClient
 
 from fw.auth.sessions.manager import SESSION_COOKIE
 from fw.auth.stores.select import middleware_settings, open_auth_store
+from fw.core.middleware import Pipeline
 from fw.testing import BrowserClient, TestIdentityProvider
 from fw.testing.issuer import LocalIssuer
 
@@ -47,7 +49,8 @@ def bearer_api(issuer: LocalIssuer, store: StoreBackend | str) -> Iterator[TestC
         yield
         await extension.shutdown()
 
-    app = Starlette(routes=api(extension).routes, middleware=list(extension.middleware()), lifespan=lifespan)
+    guard = [Middleware(Pipeline, middleware=extension.middleware())]
+    app = Starlette(routes=api(extension).routes, middleware=guard, lifespan=lifespan)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 

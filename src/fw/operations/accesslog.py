@@ -22,33 +22,18 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 from starlette.types import Scope
 
-from fw.configuration import register_config
-from fw.markers import default
+from fw.settings import AccessLogSettings
 
 __all__ = ["ACCESS_LOGGER", "AccessLog", "AccessLogSettings", "access_log_hook", "iso_time"]
 
 #: The logger every access line is written to.
 ACCESS_LOGGER = "fw.access"
 _encode = msgspec.json.Encoder().encode
-
-
-@dataclass
-class AccessLogSettings:
-    """One JSON line per request on the fw.access logger."""
-
-    #: Log every request as one JSON line on the fw.access logger (it replaces uvicorn's access line).
-    enabled: Annotated[bool, default("false")]
-
-
-def register() -> None:
-    """Declare ``[observability.access_log]`` (fw does, with its other pillars)."""
-    register_config(AccessLogSettings, "observability.access_log")
 
 
 _second: list[Any] = [-1, ""]  # the last whole second formatted, and its text

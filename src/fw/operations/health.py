@@ -12,28 +12,8 @@ the health endpoints take (:func:`public_paths`) without an import cycle, and th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated
-
-from fw.configuration import config, register_config
-from fw.markers import default
-
-
-@dataclass
-class HealthSettings:
-    """Liveness and readiness endpoints (public, outside auth.protection, not in the OpenAPI document)."""
-
-    #: Serve the liveness and readiness endpoints.
-    enabled: Annotated[bool, default("true")]
-    #: Liveness: 200 while the process serves.
-    live_path: Annotated[str, default("/healthz")]
-    #: Readiness: 200 when every store the configuration uses and the bearer keys or provider answer.
-    ready_path: Annotated[str, default("/readyz")]
-
-
-def register() -> None:
-    """Declare ``[server.health]`` (before configuration is parsed)."""
-    register_config(HealthSettings, "server.health")
+from fw.configuration import config
+from fw.settings import HealthSettings
 
 
 def health_settings() -> HealthSettings:

@@ -21,13 +21,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from fw.configuration import register_config
 from fw.errors import StartupError
 from fw.extras import require_extra
-from fw.markers import default
 from fw.operations import events
+from fw.settings import MetricsSettings
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -46,21 +45,6 @@ UNMATCHED = "unmatched"
 #: Methods counted under their own name; any other becomes ``_OTHER`` (as OpenTelemetry does),
 #: so a client inventing methods cannot grow the number of series.
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
-
-
-@dataclass
-class MetricsSettings:
-    """Prometheus metrics (pip install 'fw-web[metrics]')."""
-
-    #: Serve Prometheus metrics at observability.metrics.path (needs the metrics extra).
-    enabled: Annotated[bool, default("false")]
-    #: The path the Prometheus text format is served at (public, not in the OpenAPI document).
-    path: Annotated[str, default("/metrics")]
-
-
-def register() -> None:
-    """Declare ``[observability.metrics]`` (before configuration is parsed; idempotent)."""
-    register_config(MetricsSettings, "observability.metrics")
 
 
 @dataclass(frozen=True)
@@ -337,7 +321,6 @@ __all__ = [
     "metrics_from",
     "metrics_hook",
     "metrics_reference_page",
-    "register",
     "require_metrics_extra",
     "series_names",
 ]

@@ -24,16 +24,14 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from fw.configuration import register_config
 from fw.errors import StartupError
 from fw.extras import pip_install, require_extra
-from fw.markers import default
 from fw.operations import events
+from fw.settings import TracingSettings
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export import SpanExporter
@@ -48,25 +46,6 @@ KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPT
 
 #: The OTLP/HTTP path of traces, added to an ``endpoint`` given without a path.
 TRACES_PATH = "/v1/traces"
-
-
-@dataclass
-class TracingSettings:
-    """OpenTelemetry tracing to an OTLP/HTTP collector (pip install 'fw-web[otel]')."""
-
-    #: Trace every request and the store and provider calls it makes (needs the otel extra).
-    enabled: Annotated[bool, default("false")]
-    #: The collector's OTLP/HTTP URL (http://collector:4318); empty: OTEL_EXPORTER_OTLP_ENDPOINT or localhost.
-    endpoint: Annotated[str, default("")]
-    #: The service.name spans carry; empty: the project's name.
-    service_name: Annotated[str, default("")]
-    #: The share of traces started here that are recorded, from 0 to 1 (a caller's decision is kept).
-    sample_ratio: Annotated[str, default("1.0")]
-
-
-def register() -> None:
-    """Declare ``[observability.tracing]`` (before configuration is parsed; idempotent)."""
-    register_config(TracingSettings, "observability.tracing")
 
 
 def sample_ratio(value: str) -> float:
@@ -395,7 +374,6 @@ __all__ = [
     "TracingExtension",
     "TracingSettings",
     "exporting_to",
-    "register",
     "require_otel_extra",
     "sample_ratio",
     "traces_url",

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
@@ -30,7 +30,7 @@ from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AuthStore
-from fw.auth.stores.select import open_auth_store
+from fw.auth.stores.select import open_auth_store, store_settings
 from fw.auth.tokens.algorithms import ALGORITHMS
 from fw.auth.tokens.discovery import IssuerDiscovery
 from fw.auth.tokens.errors import DiscoveryError
@@ -57,8 +57,11 @@ class JwtOnly:
         *,
         app: object | None = None,
         jwks_refetch_cooldown: float = 30.0,
+        lookup: Callable[[type[Any]], Any] | None = None,
     ) -> None:
         self.app = app
+        #: Reads a registered settings table, for a store engine defined outside fw.
+        self.lookup = lookup
         self.auth = auth
         self.jwt = auth.jwt
         #: Where the ``auth.backend`` store lives, resolved by the auth factory.
@@ -188,7 +191,7 @@ class JwtOnly:
         """Open the ``auth.backend`` store, check it, and build the revocation check."""
         jwt = self.jwt
         self._store = store = await open_auth_store(
-            self.auth.backend, self.store_settings, store_records(jwt)
+            self.auth.backend, store_settings(self.store_settings, lookup=self.lookup), store_records(jwt)
         )
         check = None
         if jwt.revocation.mode != "off":
