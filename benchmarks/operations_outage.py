@@ -52,11 +52,12 @@ for _folder in (ROOT / "tests", ROOT / "src"):
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 
-from fw.rdb.migrate import upgrade  # noqa: E402
-from fw.testing.issuer import LocalIssuer  # noqa: E402
 from local_servers import free_port  # noqa: E402
 from operations.otlp_receiver import OtlpReceiver  # noqa: E402
 from private_servers import private_postgres  # noqa: E402
+
+from fw.rdb.migrate import upgrade  # noqa: E402
+from fw.testing.issuer import LocalIssuer  # noqa: E402
 
 SERVER = Path(__file__).with_name("outage_server.py")
 READY_WITHIN = 2.0  # readiness must answer 503 this soon after PostgreSQL is gone
@@ -383,9 +384,15 @@ def check(outcome: Outcome, warmup: float) -> None:
     if back:
         outcome.ready_back = back[0].answered - timeline.up
     if not back or after[-1].status != 200:
-        failures.append(f"/readyz did not come back to 200 after the restart: {[p.status for p in after][-20:]}")
+        failures.append(
+            f"/readyz did not come back to 200 after the restart: {[p.status for p in after][-20:]}"
+        )
     down_answers = [p for p in outcome.readyz if p.status != 200]
-    leaked = [p.body for p in down_answers if "127.0.0.1" in json.dumps(p.body) or "postgresql://" in json.dumps(p.body)]
+    leaked = [
+        p.body
+        for p in down_answers
+        if "127.0.0.1" in json.dumps(p.body) or "postgresql://" in json.dumps(p.body)
+    ]
     if leaked:
         failures.append(f"/readyz named a host or DSN: {leaked[0]}")
     # Liveness.
@@ -400,7 +407,9 @@ def check(outcome: Outcome, warmup: float) -> None:
     if outcome.metrics_503 != outcome.driver_503:
         failures.append(f"the metrics count {outcome.metrics_503} 503s, the driver saw {outcome.driver_503}")
     if outcome.access_log_503 != outcome.driver_503:
-        failures.append(f"the access log holds {outcome.access_log_503} 503s, the driver saw {outcome.driver_503}")
+        failures.append(
+            f"the access log holds {outcome.access_log_503} 503s, the driver saw {outcome.driver_503}"
+        )
     if not outcome.driver_503:
         failures.append("no request answered 503: the outage was not seen")
     if not outcome.served_after_restart:
@@ -448,7 +457,12 @@ def run(
     ):
         asyncio.run(upgrade(postgres.dsn))
         port = free_port()
-        server = Server(Path(temp), server_config(port, issuer.url, postgres.dsn, receiver.endpoint), port, preflight=preflight)
+        server = Server(
+            Path(temp),
+            server_config(port, issuer.url, postgres.dsn, receiver.endpoint),
+            port,
+            preflight=preflight,
+        )
         try:
             valid = issuer.mint("load-user", token_id="outage-valid", lifetime=timedelta(minutes=55))
             revoked = issuer.mint("load-user", token_id="outage-revoked", lifetime=timedelta(minutes=55))
@@ -466,7 +480,9 @@ def run(
         outcome.access_log_503 = statuses[503]
         outcome.access_log_lines = sum(statuses.values())
         outcome.spans = len(receiver.spans)
-        outcome.spans_503 = sum(span.attributes.get("http.response.status_code") == 503 for span in receiver.spans)
+        outcome.spans_503 = sum(
+            span.attributes.get("http.response.status_code") == 503 for span in receiver.spans
+        )
     check(outcome, warmup)
     return outcome
 
@@ -479,4 +495,6 @@ def main(seconds: float, kill_seconds: float = 10.0, *, preflight: bool = True) 
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(float(sys.argv[1]) if len(sys.argv) > 1 else 90.0, preflight="--no-preflight" not in sys.argv))
+    raise SystemExit(
+        main(float(sys.argv[1]) if len(sys.argv) > 1 else 90.0, preflight="--no-preflight" not in sys.argv)
+    )

@@ -83,7 +83,7 @@ dsn = "{options["dsn"]}"
 
     @app.route("GET /login")
     async def login(request: fw.Request) -> fw.Response:
-        [extension] = app.extensions
+        [extension] = [e for e in app.extensions if type(e).__module__.startswith("fw.auth.")]
         summary = SessionSummary(
             ACCOUNT["account_id"],
             ACCOUNT["display_name"],

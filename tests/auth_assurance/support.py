@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 from auth_oidc.support import layers
+from pillars import the_pillar
 
 import fw
 from fw.auth.sessions.manager import SESSION_COOKIE, SessionSummary
@@ -143,7 +144,7 @@ def read_session(client: BrowserClient, app: fw.App) -> SessionSummary | None:
     value = client.cookies.get(SESSION_COOKIE)
     if not value:
         return None
-    [extension] = app.extensions
+    extension = the_pillar(app)
     sessions = extension.sessions if hasattr(extension, "sessions") else extension.oidc.sessions
     active = client.portal.call(sessions.resume, value)  # type: ignore[union-attr]
     return active.summary if active is not None else None
@@ -169,6 +170,6 @@ def concurrently(client: BrowserClient, app: fw.App, method: str, path: str, cop
 
 def suspend_quietly(client: BrowserClient, app: fw.App, account_id: str) -> None:
     """Suspend an account in the store only: its session learns it at the next re-read (30 s)."""
-    [extension] = app.extensions
+    extension = the_pillar(app)
     store = extension.auth_store  # type: ignore[attr-defined]
     assert client.portal.call(store.accounts.set_active, account_id, False)  # type: ignore[union-attr]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+from pillars import the_pillar
+
 import fw
 from auth_assurance.conftest import Build
 from auth_assurance.support import read_session, step_up_location, suspend_quietly
@@ -133,7 +135,7 @@ def test_a_step_up_whose_session_ended_meanwhile_starts_nothing(guarded: Build) 
     to_login = client.get("/once", follow_redirects=False)
     to_provider = client.get(to_login.headers["location"], follow_redirects=False)
     callback = client.get(to_provider.headers["location"], follow_redirects=False).headers["location"]
-    [extension] = app.extensions
+    extension = the_pillar(app)
     client.portal.call(extension.sessions.end, client.cookies.get("fw_session"))  # type: ignore[union-attr,attr-defined]
     answer = client.get(callback, follow_redirects=False)
     assert answer.status_code == 403 and answer.json()["code"] == "step_up_failed"

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from pillars import pillars, the_pillar
 
 import fw
 import fw.auth
@@ -151,7 +152,7 @@ async def test_an_oidc_setting_from_the_environment_is_foreign_to_jwt_only(
 
 def test_auth_disabled_mounts_nothing(configure: Configure, issuer: LocalIssuer) -> None:
     configure(_toml(issuer).replace("enabled = true", "enabled = false"))
-    assert _app().extensions == []
+    assert pillars(_app()) == []
 
 
 def test_fw_run_refuses_with_one_line_naming_the_key(
@@ -304,7 +305,7 @@ async def test_an_unexpected_error_while_verifying_is_a_logged_500_problem_never
     app = _app()
     await app.startup()
     try:
-        [extension] = app.extensions
+        extension = the_pillar(app)
         running: Any = getattr(extension, "running", None)
         assert running is not None
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
+from pillars import the_pillar
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.testclient import TestClient
@@ -162,7 +163,7 @@ def test_an_app_composes_a_mode_registered_from_outside_fw(door: None) -> None:
             assert client.get("/door").json() == {"open": False}
             opened = client.get("/door", headers={"X-Door": "open sesame"})
             assert opened.json() == {"open": True, "visitor": "visitor", "knocks": 1}
-        [extension] = app.extensions
+        extension = the_pillar(app)
         assert isinstance(extension, Door) and extension.settings.keyword == "open sesame"
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from backends import StoreBackend
 from joserfc import jwt
 from joserfc.jwk import RSAKey
+from pillars import the_pillar
 
 import fw
 from fw.auth.modes.oidc_only import OidcOnly
@@ -162,7 +163,7 @@ def make_app() -> fw.App:
 
 def login_extension(app: fw.App) -> OidcOnly:
     """The browser login pillar the configuration composed into ``app``."""
-    [extension] = app.extensions
+    extension = the_pillar(app)
     assert isinstance(extension, OidcOnly), f"auth did not compose oidc_only: {extension!r}"
     return extension
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import httpx2
 from auth_oidc.support import make_app, to_toml
+from pillars import the_pillar
 from starlette.testclient import TestClient
 
 from fw.testing import BrowserClient, TestIdentityProvider, configured
@@ -115,7 +116,7 @@ class PasskeyBrowser:
 def age_the_proof(browser: PasskeyBrowser, seconds: int) -> None:
     """Move the browser's session proof time ``seconds`` into the past, in the session store: as
     if the sign-in (or the last re-proof) had happened that long ago."""
-    [extension] = browser.client.app.extensions  # type: ignore[attr-defined]
+    extension = the_pillar(browser.client.app)  # type: ignore[attr-defined]
     sessions = extension.oidc.sessions if hasattr(extension, "oidc") else extension.live.sessions
     cookie = browser.client.cookies.get("fw_session")
     assert cookie, "the browser is not signed in"

@@ -63,7 +63,7 @@ def test_doctor_says_what_it_checked_before_finding_no_problem(project: Path) ->
     ]
     assert f"file {project / 'config.dev.toml'} setting 1" in checked[0]
     assert checked[2] == (
-        "checked: startup: the server settings and /docs (no pillar is turned on), as fw run checks "
-        "them before serving"
+        "checked: startup: the server settings, /docs and the startup rules of 1 pillar turned on, "
+        "as fw run checks them before serving"  # health and readiness, on by default
     )
     assert done.stdout.splitlines()[-1] == "doctor: no problems found"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,9 +16,18 @@ from fw.configuration import registry
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_example_index_shows_configured_values(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def example_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[fw.App]:
+    """A fresh ``examples.hello`` App, never started: an App keeps the configuration it started
+    under, so this test's options must not meet the App another test started (nor leave theirs)."""
     monkeypatch.syspath_prepend(str(ROOT))
-    app = importlib.import_module("examples.hello.app").app
+    module = importlib.import_module("examples.hello.app")
+    yield importlib.reload(module).app
+    importlib.reload(module)
+
+
+def test_the_example_index_shows_configured_values(fresh: None, example_app: fw.App) -> None:
+    app = example_app
     hello = importlib.import_module("examples.hello.settings").HelloConfig
     fw.register_config(hello, "hello")
     fw.parse_config(

@@ -76,7 +76,7 @@ def test_the_first_configured_block_hands_fws_own_pillars_over_before_it_parses(
     assert refused == "refused: auth.oidc.provider_logout"  # auth's removed key, known at the first parse
     assert registries == str(
         {
-            "extensions": 1,
+            "extensions": 3,  # authentication, health and readiness, observability
             "openapi": 1,
             "inactive": 2,
             "advisories": 2,

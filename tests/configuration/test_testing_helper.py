@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pillars import pillars
 
 import fw
 from fw.configuration import registry
@@ -143,10 +144,10 @@ def test_the_framework_settings_are_configured_too(fresh: None) -> None:
 
 def test_an_app_built_inside_the_block_takes_its_pillars_from_it(fresh: None) -> None:
     with configured():
-        assert fw.App().extensions == []
+        assert pillars(fw.App()) == []
     with configured(toml='[auth]\nenabled = true\nmode = "jwt_only"\n'):
         app = fw.App()
-        assert len(app.extensions) == 1
+        assert len(pillars(app)) == 1
         with pytest.raises(StartupError) as caught:
             asyncio.run(app.startup())
     assert caught.value.key.startswith("auth.jwt.")

@@ -15,7 +15,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
 from local_servers import NotInstalled
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "operations_outage.py"

@@ -170,20 +170,17 @@ def _shared(started: list[Owned]) -> State | None:
 
 
 def _differing(first: State, second: State) -> list[str]:
-    """The keys whose values differ between two configurations (``APP_ENV`` included)."""
+    """The keys whose values differ between two configurations (``APP_ENV`` included).
+
+    Only keys both declare are compared: a table registered for one parse and not the other
+    (a module imported later, a test that reset the registry) holds nothing the user set twice.
+    """
     keys: list[str] = []
     if first.app_env != second.app_env:
         keys.append("APP_ENV")
     one, other = first.values(), second.values()
-    keys.extend(key for key in sorted(one.keys() | other.keys()) if _value(one, key) != _value(other, key))
+    keys.extend(key for key in sorted(one.keys() & other.keys()) if one[key] != other[key])
     return keys
-
-
-_ABSENT = object()
-
-
-def _value(values: Mapping[str, Any], key: str) -> object:
-    return values.get(key, _ABSENT)
 
 
 def _refusal(keys: list[str], bound: State, current: State) -> str:

@@ -165,7 +165,9 @@ class Tracing:
         self.provider = TracerProvider(
             sampler=ParentBased(root),
             resource=Resource.create({"service.name": service_name}),
-            shutdown_on_exit=False,
+            # The provider lives as long as the process: an App's shutdown only flushes it, since
+            # fw run's preflight starts and stops the App once before serving it.
+            shutdown_on_exit=True,
         )
         self.provider.add_span_processor(BatchSpanProcessor(exporter))
         self._tracer = self.provider.get_tracer("fw")
@@ -346,7 +348,12 @@ class _Step:
 
 class TracingExtension:
     """Store, provider and step reports reach the tracing from the moment this is built (before
-    any extension starts, so before stores open); at shutdown the last spans are exported."""
+    any extension starts, so before stores open); at shutdown the spans ended so far are exported.
+
+    The provider stays open after a shutdown (it closes when the process exits): ``fw run``
+    starts and stops an App once to check it before serving it, and the App served then must
+    still export its spans.
+    """
 
     def __init__(self, tracing: Tracing) -> None:
         self.tracing = tracing
@@ -365,7 +372,7 @@ class TracingExtension:
         from starlette.concurrency import run_in_threadpool
 
         events.deactivate(self.tracing)
-        await run_in_threadpool(self.tracing.shutdown)
+        await run_in_threadpool(self.tracing.flush)
 
 
 __all__ = [

@@ -72,6 +72,9 @@ def _rows(fields: list[Field]) -> list[str]:
 
 
 def config_keys_page() -> str:
+    from fw.pillars import install
+
+    install()  # fw's own pillars declare the removed keys listed at the end
     lines = [_HEAD]
     for loader in _fw_loaders():
         help_of = dict(loader.tables)
