@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import fw.configuration
-from fw.operations.accesslog import AccessLogSettings
 from fw.scaffold import init_options, scaffold
+from fw.settings import AccessLogSettings
 
 
 @pytest.mark.parametrize(("preset", "auth"), [("web", "oidc_only"), ("api", None), ("web", "none")])

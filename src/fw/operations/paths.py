@@ -13,7 +13,7 @@ from fw.operations.health import public_paths
 def unguarded_paths() -> tuple[str, ...]:
     """The health endpoints' paths and, with metrics on, the scrape path."""
     from fw.configuration import config
-    from fw.operations.metrics import MetricsSettings
+    from fw.settings import MetricsSettings
 
     paths = list(public_paths())
     try:

@@ -27,7 +27,8 @@ from starlette.responses import Response
 from fw.core.middleware import Middleware
 from fw.core.routes import BaseRoute, Route
 from fw.errors import StartupError
-from fw.operations.health import HealthSettings, health_settings
+from fw.operations.health import health_settings
+from fw.settings import HealthSettings
 
 logger = logging.getLogger("fw.operations.health")
 
