@@ -143,11 +143,9 @@ def fw_app(issuer: str, dsn: str, instrumented: bool) -> Any:
 def fw_configured(issuer: str, dsn: str, instrumented: bool) -> Iterator[None]:
     """fw's configuration for one variant while the block runs (the App keeps what it started with);
     spans of the instrumented variant go to the discarding exporter."""
-    from fw.operations import metrics, tracing
+    from fw.operations import tracing
     from fw.testing import configured
 
-    metrics.register()
-    tracing.register()
     with contextlib.ExitStack() as stack:
         stack.enter_context(configured(toml=fw_toml(issuer, dsn, instrumented)))
         if instrumented:
