@@ -36,6 +36,7 @@ from fw.auth.dpop import ProofRules, ProofVerifier
 from fw.auth.modes.jwt_only import JwtOnly
 from fw.auth.stores.select import middleware_settings
 from fw.auth.tokens.algorithms import ALGORITHMS
+from fw.core.middleware import Pipeline
 from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
 
@@ -100,9 +101,7 @@ async def started(issuer: LocalIssuer, dpop: str, dsn: str) -> tuple[JwtOnly, An
     settings = auth_settings(replace(jwt_settings(issuer.url), dpop=dpop))
     extension = JwtOnly(settings, middleware_settings(dsn))
     await extension.startup()
-    app: Any = Starlette(routes=[Route("/api/orders", _ok)])
-    for middleware in reversed(extension.middleware()):
-        app = middleware.cls(app, *middleware.args, **middleware.kwargs)
+    app: Any = Pipeline(Starlette(routes=[Route("/api/orders", _ok)]), extension.middleware())
     return extension, app
 
 

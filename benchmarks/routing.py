@@ -1,14 +1,14 @@
 """Finding a parameterised route: fw's router against Starlette's, in process.
 
 An API of ``--resources`` resources (30 by default), each with the two routes a REST resource
-usually has (``GET``/``POST /r{i}`` and ``GET``/``PUT``/``DELETE /r{i}/{id:int}``), the
-parameterised ones registered after the fixed ones. Both routers get the
-same routes and the same tiny ASGI endpoint per route (what is timed is finding the route and
-reading its parameters, not a handler): Starlette's ``Router`` scans the routes in order, a
-regular expression and a Python call per route; fw's ``StaticFirstRouter`` answers fixed paths
-from a table and parameterised ones from one combined pattern per method
-(:mod:`fw.dispatch`). Rows: the first resource's item, the middle one's, the last one's, and a
-path no route matches (404, the scan either way).
+usually has (``GET``/``POST /r{i}`` and ``GET``/``PUT``/``DELETE /r{i}/{id}``), the
+parameterised ones registered after the fixed ones. Both routers get the same routes and the
+same tiny endpoint per route (what is timed is finding the route, reading its parameters and
+calling the endpoint): Starlette's ``Router`` scans the routes in order, a regular expression
+and a Python call per route; fw's request path (:class:`fw.core.serve.RequestPath` on
+:class:`fw.core.router.Router`) answers fixed paths from a table and parameterised ones from one
+combined pattern per method. Rows: the first resource's item, the middle one's, the last one's,
+and a path no route matches (404).
 
 Two measures, as in ``bearer_path.py``: µs per request (best of many short interleaved rounds)
 and, with ``--instructions``, instructions per request counted by callgrind.
@@ -34,37 +34,31 @@ sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
 
 import callgrind  # noqa: E402
 
-ROUTERS = ("Starlette Router", "fw StaticFirstRouter")
+ROUTERS = ("Starlette Router", "fw Router")
 
 
-class _Endpoint:
-    """An ASGI endpoint (an object, so Starlette calls it as ASGI, not as a request handler)."""
+async def _endpoint(request: Any) -> Any:
+    from starlette.responses import Response
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    return Response(b"")
 
 
-_endpoint = _Endpoint()
-
-
-def _routes(resources: int) -> list[Any]:
-    from starlette.routing import Route
-
-    fixed = [Route(f"/r{i}", _endpoint, methods=["GET", "POST"]) for i in range(resources)]
-    items = [
-        Route(f"/r{i}/{{id:int}}", _endpoint, methods=["GET", "PUT", "DELETE"]) for i in range(resources)
-    ]
+def _routes(route: Any, resources: int) -> list[Any]:
+    fixed = [route(f"/r{i}", _endpoint, methods=["GET", "POST"]) for i in range(resources)]
+    items = [route(f"/r{i}/{{id}}", _endpoint, methods=["GET", "PUT", "DELETE"]) for i in range(resources)]
     return fixed + items
 
 
 def _router(name: str, resources: int) -> Any:
-    from starlette.routing import Router
+    if name == ROUTERS[1]:
+        from fw.core.router import Router
+        from fw.core.routes import Route
+        from fw.core.serve import RequestPath
 
-    from fw.dispatch import StaticFirstRouter
+        return RequestPath(Router(_routes(Route, resources)))
+    from starlette import routing
 
-    cls = StaticFirstRouter if name == ROUTERS[1] else Router
-    return cls(_routes(resources))
+    return routing.Router(_routes(routing.Route, resources))
 
 
 def _requests(resources: int) -> dict[str, str]:

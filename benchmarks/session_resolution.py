@@ -55,29 +55,32 @@ ISSUER = "http://127.0.0.1:9"
 
 
 async def measure(session: dict[str, Any], store: StoreBackend | str, requests: int) -> tuple[float, float]:
+    # The App starts inside the block it is built in: it keeps the configuration it started under.
     with configured(**layers(ISSUER, store, session=session)):
         app = make_app()
         extension = login_extension(app)
-    await app.startup()
-    try:
-        summary = SessionSummary("bench", "Bench", "b@example.test", "http://127.0.0.1:9", "bench", None)
-        value = await extension.sessions.start(summary)
-        accounts.set_account_lookup(lambda account_id: accounts.Account(account_id, "Bench", "b@x.test"))
-        extension.accounts.mark_read("bench", time.monotonic() + 10**6)
-        transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost:8000") as client:
-            timings: dict[str, list[float]] = {"anonymous": [], "signed_in": []}
-            for _ in range(requests):
-                for kind, cookies in (("anonymous", {}), ("signed_in", {"fw_session": value})):
-                    client.cookies.clear()
-                    client.cookies.update(cookies)
-                    start = time.perf_counter()
-                    response = await client.get("/me")
-                    timings[kind].append(time.perf_counter() - start)
-                    assert response.json()["signed_in"] is (kind == "signed_in")
-        return statistics.median(timings["anonymous"]) * 1e6, statistics.median(timings["signed_in"]) * 1e6
-    finally:
-        await app.shutdown()
+        await app.startup()
+        try:
+            summary = SessionSummary("bench", "Bench", "b@example.test", "http://127.0.0.1:9", "bench", None)
+            value = await extension.sessions.start(summary)
+            accounts.set_account_lookup(lambda account_id: accounts.Account(account_id, "Bench", "b@x.test"))
+            extension.accounts.mark_read("bench", time.monotonic() + 10**6)
+            transport = httpx2.ASGITransport(app=app)
+            async with httpx2.AsyncClient(transport=transport, base_url="http://localhost:8000") as client:
+                timings: dict[str, list[float]] = {"anonymous": [], "signed_in": []}
+                for _ in range(requests):
+                    for kind, cookies in (("anonymous", {}), ("signed_in", {"fw_session": value})):
+                        client.cookies.clear()
+                        client.cookies.update(cookies)
+                        start = time.perf_counter()
+                        response = await client.get("/me")
+                        timings[kind].append(time.perf_counter() - start)
+                        assert response.json()["signed_in"] is (kind == "signed_in")
+            return statistics.median(timings["anonymous"]) * 1e6, statistics.median(
+                timings["signed_in"]
+            ) * 1e6
+        finally:
+            await app.shutdown()
 
 
 def conditions() -> str:
