@@ -280,8 +280,10 @@ async def _drive(
     kinds = [("valid", 6), ("revoked", 1), ("open", 3)]
     weights = [weight for _, weight in kinds]
 
-    def store_may_be_down(sent: float) -> bool:
-        if not timeline.kill_started or sent < timeline.kill_started:
+    def store_may_be_down(sent: float, answered: float) -> bool:
+        """Whether the request overlapped the outage: answered after the kill began (a request
+        in flight when PostgreSQL died fails too) and sent before the recovery window ended."""
+        if not timeline.kill_started or answered < timeline.kill_started:
             return False
         return not timeline.up or sent <= timeline.up + RECOVERY_SECONDS
 
@@ -306,6 +308,7 @@ async def _drive(
                     fail(f"transport error: {kind}: {error!r}")
                     outcome.transport_errors += 1
                     continue
+                answered = time.monotonic()
                 status = response.status_code
                 route = OPEN_ROUTE if kind == "open" else BEARER_ROUTE
                 outcome.requests[(route, status)] += 1
@@ -314,7 +317,7 @@ async def _drive(
                     if kind == "valid" and timeline.up and sent > timeline.up:
                         outcome.served_after_restart += 1
                     continue
-                if status == 503 and kind != "open" and store_may_be_down(sent):
+                if status == 503 and kind != "open" and store_may_be_down(sent, answered):
                     continue
                 fail(f"unexpected answer: {kind} request answered {status}: {response.text[:160]}")
 
