@@ -67,6 +67,34 @@ async def raw_asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": BODY})
 
 
+async def starlette_objects(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The floor plus the objects every Starlette handler receives and returns: ``Request`` in,
+    Starlette's ``JSONResponse`` out (lifespan and other paths as the floor answers them)."""
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+
+    if scope["type"] != "http" or scope["path"] != "/hello":
+        await raw_asgi(scope, receive, send)
+        return
+    Request(scope, receive, send)
+    await JSONResponse(ANSWER)(scope, receive, send)
+
+
+async def fw_objects(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The floor plus the objects an fw handler receives and returns: ``Request`` in,
+    ``fw.JSONResponse`` out, with no router, middleware or error boundary: what fw's core would
+    cost if it cost nothing."""
+    from starlette.requests import Request
+
+    import fw
+
+    if scope["type"] != "http" or scope["path"] != "/hello":
+        await raw_asgi(scope, receive, send)
+        return
+    Request(scope, receive, send)
+    await fw.JSONResponse(ANSWER)(scope, receive, send)
+
+
 fw_app = make_fw()
 starlette_app = make_starlette()
 

@@ -8,7 +8,10 @@ their own, see ``cores.py``). Rows:
 * raw ASGI callable (the floor): the same bytes sent with no framework;
 * a raw ASGI callable building a Starlette ``Request`` and sending Starlette's ``JSONResponse``:
   the floor plus the objects every Starlette handler receives and returns (an fw handler
-  returns ``fw.JSONResponse``, the same bytes rendered for less: docs/performance.md);
+  returns ``fw.JSONResponse``, the same bytes rendered for less: docs/performance.md); with
+  ``fw.JSONResponse`` it is the ceiling of any core that hands a handler Starlette's ``Request``
+  and sends the ``Response`` it returns: what fw would reach if its router, middleware and error
+  boundary cost nothing;
 * the lean-core prototype (``bare_apps.make_lean_prototype``, see docs/performance.md);
 * Starlette; fw.
 
@@ -33,12 +36,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
-import shutil
-import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
 
 import callgrind  # noqa: E402
 import cores  # noqa: E402
+import wrk  # noqa: E402
 
 SCOPE: dict[str, Any] = {
     "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
@@ -59,23 +61,11 @@ SCOPE: dict[str, Any] = {
 
 def apps() -> list[tuple[str, str, Any]]:
     import bare_apps
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse
-
-    import fw
-
-    async def objects_only(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        Request(scope, receive, send)
-        await JSONResponse(bare_apps.ANSWER)(scope, receive, send)
-
-    async def fw_objects(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        Request(scope, receive, send)
-        await fw.JSONResponse(bare_apps.ANSWER)(scope, receive, send)
 
     return [
         ("raw ASGI callable (the floor)", "raw_asgi", bare_apps.raw_asgi),
-        ("raw ASGI + Request + JSONResponse", "", objects_only),
-        ("raw ASGI + Request + fw.JSONResponse", "", fw_objects),
+        ("raw ASGI + Request + JSONResponse", "starlette_objects", bare_apps.starlette_objects),
+        ("raw ASGI + Request + fw.JSONResponse", "fw_objects", bare_apps.fw_objects),
         ("lean-core prototype", "lean_app", bare_apps.lean_app),
         ("Starlette", "starlette_app", bare_apps.starlette_app),
         ("fw", "fw_app", bare_apps.fw_app),
@@ -174,59 +164,26 @@ def profile(iterations: int) -> None:
     pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"server on port {port} did not start")
-
-
-def _wrk(port: int, seconds: int, connections: int) -> float:
-    output = subprocess.run(
-        cores.load(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}/hello"]),
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    if "Non-2xx" in output:
-        raise RuntimeError(output)
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
-
-
 def over_http(seconds: int, connections: int, rounds: int) -> dict[str, float]:
     """Requests/s of each app under uvicorn (one worker, no access log), best of round-robin rounds."""
-    if shutil.which("wrk") is None:
-        raise SystemExit("wrk is not installed (apt-get install -y wrk)")
-    servers: list[tuple[str, int, subprocess.Popen[bytes]]] = []
-    env = {**os.environ, "PYTHONPATH": f"{HERE}:{os.environ.get('FW_BENCH_SRC') or HERE.parent / 'src'}"}
+    wrk.require()
+
+    def uvicorn(attribute: str) -> Callable[[int], list[str]]:
+        def command(port: int) -> list[str]:
+            return [sys.executable, "-m", "uvicorn", f"bare_apps:{attribute}", "--port", str(port),
+                    "--host", "127.0.0.1", "--no-access-log", "--log-level", "warning"]  # fmt: skip
+
+        return command
+
+    commands = [(label, uvicorn(attribute)) for label, attribute, _ in apps() if attribute]
     best: dict[str, float] = {}
-    try:
-        for label, attribute, _ in apps():
-            if not attribute:
-                continue
-            port = _free_port()
-            command = [sys.executable, "-m", "uvicorn", f"bare_apps:{attribute}", "--port", str(port)]
-            command += ["--host", "127.0.0.1", "--no-access-log", "--log-level", "warning"]
-            process = subprocess.Popen(cores.server(command), env=env, cwd=HERE, stdout=subprocess.DEVNULL)
-            servers.append((label, port, process))
-        for _, port, _ in servers:
-            _wait(port)
-            _wrk(port, 1, connections)  # warm-up
+    with wrk.servers(commands, stdout=subprocess.DEVNULL, wait_seconds=30) as servers:
+        for _, port in servers:
+            wrk.rps(f"http://127.0.0.1:{port}/hello", 1, connections)  # warm-up
         for _ in range(rounds):
-            for label, port, _ in servers:
-                best[label] = max(best.get(label, 0.0), _wrk(port, seconds, connections))
-    finally:
-        for _, _, process in servers:
-            process.terminate()
-            process.wait(timeout=10)
+            for label, port in servers:
+                rps = wrk.rps(f"http://127.0.0.1:{port}/hello", seconds, connections)
+                best[label] = max(best.get(label, 0.0), rps)
     return best
 
 

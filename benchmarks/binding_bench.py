@@ -16,7 +16,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import cores  # noqa: E402
+import wrk  # noqa: E402
 
 VALID = {
     "customer": "Ada Lovelace",
@@ -238,23 +238,6 @@ UNBOUND_APPS = [("fw", "fw_unbound_app"), ("FastAPI + pydantic v2", "fastapi_unb
                 ("Litestar + msgspec", "litestar_unbound_app")]  # fmt: skip
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for(port: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"server on port {port} did not start")
-
-
 def lua_script(body: dict[str, Any], folder: Path, name: str) -> Path:
     path = folder / f"{name}.lua"
     path.write_text(
@@ -305,7 +288,7 @@ def bench_http(
         invalid = lua_script(INVALID, Path(folder), "invalid")
         try:
             for label, attribute in APPS:
-                port = free_port()
+                port = wrk.free_port()
                 command = [sys.executable, "-m", "uvicorn", f"binding_apps:{attribute}"]
                 command += ["--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
                 command += ["--log-level", "warning", "--no-access-log"]
@@ -318,7 +301,7 @@ def bench_http(
                 )
                 servers.append((label, port, process))
             for label, port, _ in servers:
-                wait_for(port)
+                wrk.wait(port, 20)
                 best[label] = [0.0, "", 0.0, "", check_answers(port)]
                 run_wrk(port, valid, 2, connections)
             for _ in range(rounds):

@@ -24,8 +24,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,6 +33,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import cores
 import httpx2
+from wrk import free_port, requests_per_second
+from wrk import require as require_wrk
+from wrk import run as run_wrk
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -43,12 +44,6 @@ from fw.rdb.migrate import upgrade  # noqa: E402
 from fw.testing.issuer import LocalIssuer  # noqa: E402
 
 SERVERS = Path(__file__).with_name("jwt_servers.py")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def start(kind: str, options: dict[str, object]) -> subprocess.Popen[bytes]:
@@ -89,26 +84,20 @@ def wrk(
 
     One ``token`` is sent as ``Authorization: <scheme> <token>``.
     """
-    command = ["wrk", "-t1", f"-c{connections}", f"-d{duration}s"]
+    options: list[str] = []
     env = dict(os.environ)
     if token is None:
         pass
     elif isinstance(token, Path):
         script = token.with_suffix(".lua")
         script.write_text(_CYCLE)
-        command += ["-s", str(script)]
+        options += ["-s", str(script)]
         env["FW_BENCH_TOKENS"] = str(token)
     else:
-        command += ["-H", f"Authorization: {scheme} {token}"]
-    out = subprocess.run(
-        cores.load([*command, url]), capture_output=True, text=True, check=True, env=env
-    ).stdout
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+        options += ["-H", f"Authorization: {scheme} {token}"]
+    out = run_wrk(url, duration, connections, options, env)
     latency = re.search(r"Latency\s+(\S+)", out)
-    if errors:
-        raise RuntimeError(f"{errors.group(1)} failed responses:\n{out}")
-    return rps, latency.group(1) if latency else "?"
+    return requests_per_second(out), latency.group(1) if latency else "?"
 
 
 def pg_database(admin: str) -> str:
@@ -150,8 +139,7 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=6000, help="distinct tokens for the cycling runs")
     parser.add_argument("--only", default="", help="run only scenarios whose label contains this text")
     args = parser.parse_args()
-    if shutil.which("wrk") is None:
-        sys.exit("wrk is not installed (apt-get install -y wrk)")
+    require_wrk()
     admin = os.environ.get("FW_BENCH_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/test")
     workdir = Path(tempfile.mkdtemp(prefix="fw-bench-"))
     sqlite = f"sqlite:///{workdir / 'bench.sqlite3'}"

@@ -11,53 +11,51 @@ for like. fw runs with its defaults, the verified-token cache (``auth.jwt.token_
 
 import json
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from jwt_config import jwt_only_toml
+
+if TYPE_CHECKING:
+    from starlette.responses import Response
 
 
 def fw_app(options: dict[str, Any]) -> Any:
     """The jwt_only App, its configuration parsed (``options`` as for :func:`serve_fw`)."""
-    import fw
-    import fw.auth
     from fw import configuration
-    from fw.settings import AuthSettings, MiddlewareSettings, ServerSettings
+    from fw.auth.settings import AuthSettings
+    from fw.auth.stores.engines.rdb import RdbSettings
+    from fw.settings import ServerSettings
 
     for cls, prefix in (
         (AuthSettings, "auth"),
-        (MiddlewareSettings, "middleware"),
+        (RdbSettings, "middleware.rdb"),
         (ServerSettings, "server"),
     ):
         if not any(r.cls is cls for r in configuration.registry.state().configs.values()):
             configuration.register_config(cls, prefix)
     config = Path(options["workdir"]) / f"fw-{options['port']}.toml"
+    server = f'\n[server]\nhost = "127.0.0.1"\nport = {options["port"]}\n'
+    jwt = f'required_scopes = ["orders.read"]\ntoken_cache_size = {options.get("token_cache_size", 1024)}\n'
     config.write_text(
-        f"""
-[server]
-host = "127.0.0.1"
-port = {options["port"]}
-
-[auth]
-enabled = true
-mode = "jwt_only"
-protection.include = ["/api/"]
-
-[auth.jwt]
-issuer = "{options["issuer"]}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-required_scopes = ["orders.read"]
-allow_loopback_http = true
-revocation.mode = "{options["revocation"]}"
-revocation.max_propagation_delay = "0s"
-token_cache_size = {options.get("token_cache_size", 1024)}
-
-[middleware.rdb]
-dsn = "{options["dsn"]}"
-"""
+        server
+        + jwt_only_toml(options["issuer"], revocation=options["revocation"], delay="0s", jwt=jwt)
+        + f'\n[middleware.rdb]\ndsn = "{options["dsn"]}"\n'
     )
+    app = bearer_app({"sub": "anonymous"})
+    configuration.parse_config(["--config-path", str(config)])
+    return app
+
+
+def bearer_app(bare_answer: dict[str, str]) -> Any:
+    """The App of the bearer benchmarks: ``GET /api/me`` answering the caller's account, and
+    ``GET /hello``, a bare route in the same App (no token needed, answering ``bare_answer``), the
+    yardstick of a bearer request."""
+    import fw
+    import fw.auth
+
     app = fw.App()
 
     @app.route("GET /api/me")
@@ -68,10 +66,8 @@ dsn = "{options["dsn"]}"
 
     @app.route("GET /hello")
     async def hello(request: fw.Request) -> fw.Response:
-        """A bare route in the same App (no token needed), the yardstick of a bearer request."""
-        return fw.JSONResponse({"sub": "anonymous"})
+        return fw.JSONResponse(bare_answer)
 
-    configuration.parse_config(["--config-path", str(config)])
     return app
 
 
@@ -189,24 +185,16 @@ def revocation_query(dsn: str | None, issuer: str) -> Any:
     return revoked
 
 
-def serve_starlette(options: dict[str, Any]) -> None:
-    """Starlette + joserfc: the hand-built app a Starlette user writes, doing fw's checks."""
-    import contextlib
-
-    import httpx2
-    import uvicorn
+def joserfc_checks(issuer: str, keys: list[Any]) -> tuple[Callable[[Any], dict[str, Any] | None], "Response"]:
+    """What the Starlette + joserfc app checks of a request's bearer token, fw's checks (algorithm,
+    signature, iss, aud, exp, iat, sub, typ, lifetime, scope): a function from a Starlette
+    ``Request`` to the token's claims (None when refused), and the 401 to answer a refusal.
+    ``keys[0]`` is the issuer's key set, fetched before the first request."""
     from joserfc import jwt
     from joserfc.errors import JoseError
-    from joserfc.jwk import KeySet
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
-    from starlette.routing import Route
+    from starlette.responses import Response
 
-    issuer = options["issuer"]
-    revoked = revocation_query(options["dsn"] if options["revocation"] != "off" else None, issuer)
-    keys: list[KeySet] = []
-    claims_rules = jwt.JWTClaimsRegistry(
+    rules = jwt.JWTClaimsRegistry(
         leeway=30,
         iss={"essential": True, "value": issuer},
         aud={"essential": True, "values": ["api"]},
@@ -221,6 +209,43 @@ def serve_starlette(options: dict[str, Any]) -> None:
         media_type="application/json",
     )
 
+    def claims_of(request: Any) -> dict[str, Any] | None:
+        scheme, _, raw = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not raw:
+            return None
+        try:
+            token = jwt.decode(raw, keys[0], algorithms=["RS256"])
+            rules.validate(token.claims)
+        except (JoseError, ValueError):
+            return None
+        claims = token.claims
+        typ = str(token.header.get("typ", "")).lower().removeprefix("application/")
+        if typ != "at+jwt" or claims["exp"] - claims["iat"] > 3600:
+            return None
+        if "orders.read" not in str(claims.get("scope", "")).split():
+            return None
+        return claims
+
+    return claims_of, unauthorized
+
+
+def serve_starlette(options: dict[str, Any]) -> None:
+    """Starlette + joserfc: the hand-built app a Starlette user writes, doing fw's checks."""
+    import contextlib
+
+    import httpx2
+    import uvicorn
+    from joserfc.jwk import KeySet
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    issuer = options["issuer"]
+    revoked = revocation_query(options["dsn"] if options["revocation"] != "off" else None, issuer)
+    keys: list[KeySet] = []
+    claims_of, unauthorized = joserfc_checks(issuer, keys)
+
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> Any:
         async with httpx2.AsyncClient() as http:
@@ -229,19 +254,8 @@ def serve_starlette(options: dict[str, Any]) -> None:
         yield
 
     async def me(request: Request) -> Response:
-        scheme, _, raw = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not raw:
-            return unauthorized
-        try:
-            token = jwt.decode(raw, keys[0], algorithms=["RS256"])
-            claims_rules.validate(token.claims)
-        except (JoseError, ValueError):
-            return unauthorized
-        claims = token.claims
-        typ = str(token.header.get("typ", "")).lower().removeprefix("application/")
-        if typ != "at+jwt" or claims["exp"] - claims["iat"] > 3600:
-            return unauthorized
-        if "orders.read" not in str(claims.get("scope", "")).split():
+        claims = claims_of(request)
+        if claims is None:
             return unauthorized
         if revoked is not None and await revoked(claims):
             return unauthorized

@@ -13,8 +13,8 @@ import sys
 import fw
 import fw.auth
 from fw import configuration
+from fw.auth.settings import AuthSettings
 from fw.background import serve_announced
-from fw.settings import AuthSettings
 
 app = fw.App()
 KIND = sys.argv[1] if len(sys.argv) > 1 else "browser"

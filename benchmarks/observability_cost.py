@@ -39,10 +39,7 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,6 +53,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(HERE.parent / "src"))
 
 import cores  # noqa: E402
+import wrk  # noqa: E402
+from jwt_config import jwt_only_toml  # noqa: E402
 
 ANSWER = {"hello": "world"}
 REQUESTS = ("bare route", "bearer, repeated token")
@@ -97,46 +96,16 @@ sample_ratio = "1.0"
         if instrumented
         else ""
     )
-    return f"""
-[auth]
-enabled = true
-mode = "jwt_only"
-protection.include = ["/api/"]
-
-[auth.jwt]
-issuer = "{issuer}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-required_scopes = ["orders.read"]
-allow_loopback_http = true
-revocation.mode = "off"
-
-[middleware.rdb]
-dsn = "{dsn}"
-{observability}"""
+    scopes = 'required_scopes = ["orders.read"]\n'
+    return jwt_only_toml(issuer, jwt=scopes) + f'\n[middleware.rdb]\ndsn = "{dsn}"\n' + observability
 
 
 def fw_app(issuer: str, dsn: str, instrumented: bool) -> Any:
     """The jwt_only App of ``bearer_path.py`` (a bare route beside ``/api/me``), its configuration
     in place; build and start it inside :func:`fw_configured`."""
-    import fw
-    import fw.auth
+    import jwt_servers
 
-    app = fw.App()
-
-    @app.route("GET /api/me")
-    async def me(request: fw.Request) -> fw.Response:
-        caller = fw.auth.bearer(request)
-        assert caller is not None
-        return fw.JSONResponse({"sub": caller.account_id})
-
-    @app.route("GET /hello")
-    async def hello(request: fw.Request) -> fw.Response:
-        return fw.JSONResponse(ANSWER)
-
-    return app
+    return jwt_servers.bearer_app(ANSWER)
 
 
 @contextlib.contextmanager
@@ -157,8 +126,7 @@ def starlette_app(issuer: str, instrumented: bool) -> Any:
     """Starlette doing the same: the bare route, and the bearer checks of ``jwt_servers.serve_starlette``
     (keys fetched here, once); instrumented as a Starlette user wires it by hand."""
     import httpx2
-    from joserfc import jwt
-    from joserfc.errors import JoseError
+    import jwt_servers
     from joserfc.jwk import KeySet
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -166,39 +134,15 @@ def starlette_app(issuer: str, instrumented: bool) -> Any:
     from starlette.routing import Route
 
     meta = httpx2.get(f"{issuer}/.well-known/openid-configuration").json()
-    keys = KeySet.import_key_set(httpx2.get(meta["jwks_uri"]).json())
-    rules = jwt.JWTClaimsRegistry(
-        leeway=30,
-        iss={"essential": True, "value": issuer},
-        aud={"essential": True, "values": ["api"]},
-        exp={"essential": True},
-        iat={"essential": True},
-        sub={"essential": True},
-    )
-    unauthorized = Response(
-        b'{"detail":"Unauthorized"}',
-        401,
-        headers={"WWW-Authenticate": "Bearer"},
-        media_type="application/json",
-    )
+    keys = [KeySet.import_key_set(httpx2.get(meta["jwks_uri"]).json())]
+    claims_of, unauthorized = jwt_servers.joserfc_checks(issuer, keys)
 
     async def hello(request: Request) -> JSONResponse:
         return JSONResponse(ANSWER)
 
     async def me(request: Request) -> Response:
-        scheme, _, raw = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not raw:
-            return unauthorized
-        try:
-            token = jwt.decode(raw, keys, algorithms=["RS256"])
-            rules.validate(token.claims)
-        except (JoseError, ValueError):
-            return unauthorized
-        claims = token.claims
-        typ = str(token.header.get("typ", "")).lower().removeprefix("application/")
-        if typ != "at+jwt" or claims["exp"] - claims["iat"] > 3600:
-            return unauthorized
-        if "orders.read" not in str(claims.get("scope", "")).split():
+        claims = claims_of(request)
+        if claims is None:
             return unauthorized
         return JSONResponse({"sub": claims["sub"]})
 
@@ -355,78 +299,52 @@ def in_process(
 
 
 def serve(variant: str, issuer: str, port: int) -> None:
-    """One variant under uvicorn on 127.0.0.1:``port`` (``--serve``)."""
+    """One variant under uvicorn on 127.0.0.1:``port`` (``--serve``); an fw App is served inside the
+    configuration it was built in (its lifespan startup checks it runs under that one)."""
     import uvicorn
 
-    if variant.startswith("fw"):
-        from fw.rdb.migrate import upgrade
+    with contextlib.ExitStack() as stack:
+        if variant.startswith("fw"):
+            from fw.rdb.migrate import upgrade
 
-        workdir = tempfile.mkdtemp(prefix="fw-observability-")
-        dsn = f"sqlite:///{workdir}/unused.sqlite3"
-        asyncio.run(upgrade(dsn))
-        instrumented = variant != "fw"
-        with fw_configured(issuer, dsn, instrumented):
+            workdir = tempfile.mkdtemp(prefix="fw-observability-")
+            dsn = f"sqlite:///{workdir}/unused.sqlite3"
+            asyncio.run(upgrade(dsn))
+            instrumented = variant != "fw"
+            stack.enter_context(fw_configured(issuer, dsn, instrumented))
             app = fw_app(issuer, dsn, instrumented)
             app.build()
-    else:
-        app = starlette_app(issuer, variant != "Starlette")
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait(port: int) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"server on port {port} did not start")
-
-
-def _wrk(port: int, path: str, token: str | None, seconds: int, connections: int) -> float:
-    command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}{path}"]
-    if token is not None:
-        command[1:1] = ["-H", f"Authorization: Bearer {token}"]
-    output = subprocess.run(cores.load(command), capture_output=True, text=True, check=True).stdout
-    if "Non-2xx" in output:
-        raise RuntimeError(output)
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+        else:
+            app = starlette_app(issuer, variant != "Starlette")
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
 def over_http(
     issuer: str, token: str, seconds: int, connections: int, rounds: int
 ) -> dict[tuple[str, str], float]:
-    if shutil.which("wrk") is None:
-        raise SystemExit("wrk is not installed (apt-get install -y wrk)")
-    env = {**os.environ, "PYTHONPATH": f"{HERE}:{os.environ.get('FW_BENCH_SRC') or HERE.parent / 'src'}"}
-    servers: list[tuple[str, int, subprocess.Popen[bytes]]] = []
+    wrk.require()
+
+    def serving(variant: str) -> Callable[[int], list[str]]:
+        def command(port: int) -> list[str]:
+            return [sys.executable, __file__, "--serve", variant, "--issuer", issuer, "--port", str(port)]
+
+        return command
+
+    def rps(port: int, request: str, seconds: int) -> float:
+        headers = {"Authorization": f"Bearer {token}"} if request != "bare route" else None
+        return wrk.rps(f"http://127.0.0.1:{port}{PATHS[request]}", seconds, connections, headers)
+
     best: dict[tuple[str, str], float] = {}
-    try:
-        for variant in VARIANTS:
-            port = _free_port()
-            command = [sys.executable, __file__, "--serve", variant, "--issuer", issuer, "--port", str(port)]
-            servers.append((variant, port, subprocess.Popen(cores.server(command), env=env, cwd=HERE)))
-        for _, port, _ in servers:
-            _wait(port)
+    with wrk.servers((variant, serving(variant)) for variant in VARIANTS) as servers:
+        for _, port in servers:
             for request in REQUESTS:  # warm-up
-                _wrk(port, PATHS[request], token if request != "bare route" else None, 1, connections)
+                rps(port, request, 1)
         for _ in range(rounds):
             for request in REQUESTS:
-                bearer = token if request != "bare route" else None
-                for variant, port, _ in servers:
-                    rps = _wrk(port, PATHS[request], bearer, seconds, connections)
-                    best[(variant, request)] = max(best.get((variant, request), 0.0), rps)
-    finally:
-        for _, _, process in servers:
-            process.terminate()
-            process.wait(timeout=10)
+                for variant, port in servers:
+                    best[(variant, request)] = max(
+                        best.get((variant, request), 0.0), rps(port, request, seconds)
+                    )
     return best
 
 

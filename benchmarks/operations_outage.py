@@ -48,10 +48,11 @@ from typing import Any
 import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
-for _folder in (ROOT / "tests", ROOT / "src"):
+for _folder in (ROOT / "benchmarks", ROOT / "tests", ROOT / "src"):
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 
+from jwt_config import jwt_only_toml  # noqa: E402
 from local_servers import free_port  # noqa: E402
 from operations.otlp_receiver import OtlpReceiver  # noqa: E402
 from private_servers import private_postgres  # noqa: E402
@@ -71,27 +72,12 @@ OPEN_ROUTE = "/open"
 
 
 def server_config(port: int, issuer: str, dsn: str, otlp: str) -> str:
-    return f"""
-[server]
-host = "127.0.0.1"
-port = {port}
-
-[auth]
-enabled = true
-mode = "jwt_only"
-protection.include = ["/api/"]
-
-[auth.jwt]
-issuer = "{issuer}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "both"
-revocation.on_unavailable = "refuse"
-revocation.max_propagation_delay = "{DELAY_MS}ms"
-
+    refuse = 'revocation.on_unavailable = "refuse"\n'
+    server = f'\n[server]\nhost = "127.0.0.1"\nport = {port}\n'
+    return (
+        server
+        + jwt_only_toml(issuer, revocation="both", delay=f"{DELAY_MS}ms", jwt=refuse)
+        + f"""
 [middleware.rdb]
 dsn = "{dsn}"
 
@@ -106,6 +92,7 @@ service_name = "fw-outage"
 [observability.access_log]
 enabled = true
 """
+    )
 
 
 @dataclass

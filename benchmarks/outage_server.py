@@ -20,7 +20,7 @@ import sys
 import fw
 import fw.auth
 from fw import configuration
-from fw.settings import AuthSettings
+from fw.auth.settings import AuthSettings
 
 app = fw.App()
 

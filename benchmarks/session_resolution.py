@@ -45,9 +45,10 @@ from local_servers import firestore_emulator, moto_server
 from fw.auth import accounts
 from fw.auth.sessions import SessionSummary
 from fw.auth.stores.dynamo import create_table
+from fw.auth.stores.engines.dynamo import DynamoSettings
+from fw.auth.stores.engines.firestore import FirestoreSettings
 from fw.auth.stores.select import middleware_settings
 from fw.rdb.migrate import upgrade
-from fw.settings import DynamoSettings, FirestoreSettings
 from fw.testing import configured
 
 #: Never contacted: discovery is lazy, and no request here goes to the provider.

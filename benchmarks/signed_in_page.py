@@ -51,6 +51,7 @@ sys.path.insert(0, str(SRC))
 
 import callgrind  # noqa: E402
 import cores  # noqa: E402
+import wrk  # noqa: E402
 
 SERVERS = HERE / "signed_in_servers.py"
 KINDS = ("fw-cookie", "starlette-cookie", "litestar-cookie", "fw-redis", "starlette-redis", "litestar-redis")
@@ -66,12 +67,6 @@ LABELS = {
 PEER = {"fw-cookie": "starlette-cookie", "fw-redis": "starlette-redis"}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def kinds(only: str = "") -> list[str]:
     """Every kind whose name contains ``only``, Litestar's only when it is installed."""
     have_litestar = importlib.util.find_spec("litestar") is not None
@@ -83,7 +78,7 @@ def own_redis(folder: Path) -> Iterator[str]:
     """A throwaway ``redis-server`` on a free loopback port, no persistence; its URL."""
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed (apt-get install -y redis-server)")
-    port = free_port()
+    port = wrk.free_port()
     command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
     process = subprocess.Popen(
         cores.load([*command, "--dir", str(folder)]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -109,7 +104,7 @@ def options(folder: Path, redis_url: str) -> dict[str, Any]:
         from fw.rdb.migrate import upgrade
 
         asyncio.run(upgrade(dsn))
-    return {"port": free_port(), "workdir": str(folder), "dsn": dsn, "redis_url": redis_url}
+    return {"port": wrk.free_port(), "workdir": str(folder), "dsn": dsn, "redis_url": redis_url}
 
 
 def _cookie(set_cookies: list[str]) -> str:
@@ -147,30 +142,15 @@ def start(kind: str, settings: dict[str, Any]) -> tuple[subprocess.Popen[bytes],
 _UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 
 
-def wrk(url: str, cookie: str, duration: int, connections: int) -> tuple[float, float]:
+def measure(url: str, cookie: str, duration: int, connections: int) -> tuple[float, float]:
     """Requests/s and p99 latency (ms) of ``GET url`` with ``cookie``; any non-2xx is an error."""
-    command = [
-        "wrk",
-        "-t1",
-        f"-c{connections}",
-        f"-d{duration}s",
-        "--latency",
-        "-H",
-        f"Cookie: {cookie}",
-        url,
-    ]
-    out = subprocess.run(cores.load(command), capture_output=True, text=True, check=True).stdout
-    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    if errors:
-        raise RuntimeError(f"{errors.group(1)} failed responses from {url}:\n{out}")
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    out = wrk.run(url, duration, connections, ["--latency", "-H", f"Cookie: {cookie}"])
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
-    return rps, float(p99.group(1)) * _UNITS[p99.group(2)] if p99 else float("nan")  # type: ignore[union-attr]
+    return wrk.requests_per_second(out), float(p99.group(1)) * _UNITS[p99.group(2)] if p99 else float("nan")
 
 
 def over_http(duration: int, connections: int, rounds: int, only: str) -> None:
-    if shutil.which("wrk") is None:
-        sys.exit("wrk is not installed (apt-get install -y wrk)")
+    wrk.require()
     which = kinds(only)
     results: dict[str, list[tuple[float, float]]] = {kind: [] for kind in which}
     with tempfile.TemporaryDirectory(prefix="fw-signed-in-") as name, own_redis(Path(name)) as redis_url:
@@ -179,10 +159,10 @@ def over_http(duration: int, connections: int, rounds: int, only: str) -> None:
         try:
             for kind in which:
                 servers[kind] = start(kind, options(folder, redis_url))
-                wrk(servers[kind][1], servers[kind][2], 2, connections)  # warm-up
+                measure(servers[kind][1], servers[kind][2], 2, connections)  # warm-up
             for _ in range(rounds):
                 for kind in which:
-                    results[kind].append(wrk(servers[kind][1], servers[kind][2], duration, connections))
+                    results[kind].append(measure(servers[kind][1], servers[kind][2], duration, connections))
         finally:
             for process, _url, _cookie in servers.values():
                 process.terminate()

@@ -52,6 +52,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx2
+from jwt_config import jwt_only_toml
+from wrk import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -67,12 +69,6 @@ LOGS = Path(tempfile.gettempdir()) / "fw-load-logs"  # the processes' stderr, ke
 KILL_SECONDS = 10.0
 RECOVERY_SECONDS = 10.0  # after the store returns, answers may still be 503 this long
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _as_postgres(command: list[str], **kw: object) -> subprocess.CompletedProcess[bytes]:
@@ -210,26 +206,9 @@ dsn = "{dsn}"
 
 
 def bearer_config(issuer: str, dsn: str) -> str:
-    return f"""
-[auth]
-enabled = true
-mode = "jwt_only"
-protection.include = ["/api/"]
-
-[auth.jwt]
-issuer = "{issuer}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "both"
-revocation.on_unavailable = "refuse"
-revocation.max_propagation_delay = "{int(DELAY * 1000)}ms"
-
-[middleware.rdb]
-dsn = "{dsn}"
-"""
+    refuse = 'revocation.on_unavailable = "refuse"\n'
+    config = jwt_only_toml(issuer, revocation="both", delay=f"{int(DELAY * 1000)}ms", jwt=refuse)
+    return config + f'\n[middleware.rdb]\ndsn = "{dsn}"\n'
 
 
 WRK_SCRIPT = """

@@ -3,7 +3,7 @@
 The fixture ``store_backend`` (tests/conftest.py) yields one :class:`StoreBackend` per engine:
 SQLite, PostgreSQL, DynamoDB on the local moto server and Firestore in Datastore mode on the
 emulator. An integration test written once against it runs on every engine; the backend renders
-itself as the ``[middleware]`` settings an in-process App resolves, as TOML tables, and as the
+itself as the store settings an in-process App resolves, as TOML tables, and as the
 environment variables of an app process, so the same test drives one process or two.
 """
 
@@ -16,9 +16,13 @@ from typing import Any
 
 import pytest
 
+from fw.auth.settings import AuthSettings
+from fw.auth.stores.engine import StoreSettings
+from fw.auth.stores.engines.dynamo import DynamoSettings
+from fw.auth.stores.engines.firestore import FirestoreSettings
+from fw.auth.stores.engines.rdb import RdbSettings
 from fw.auth.stores.select import middleware_settings
 from fw.rdb.migrate import upgrade
-from fw.settings import AuthSettings, DynamoSettings, FirestoreSettings, MiddlewareSettings
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,20 @@ class StoreBackend:
     label: str
     #: The ``auth.backend`` value (``rdb`` for both relational engines).
     name: str
-    middleware: MiddlewareSettings
+    #: Where each engine lives (``[middleware.rdb]``, ``.dynamo``, ``.firestore``).
+    middleware: StoreSettings
+
+    @property
+    def rdb(self) -> RdbSettings:
+        return self.middleware.table(RdbSettings)
+
+    @property
+    def dynamo(self) -> DynamoSettings:
+        return self.middleware.table(DynamoSettings)
+
+    @property
+    def firestore(self) -> FirestoreSettings:
+        return self.middleware.table(FirestoreSettings)
 
     @property
     def session_backend(self) -> str:
@@ -42,9 +59,9 @@ class StoreBackend:
 
     def tables(self) -> dict[str, Any]:
         """The ``[middleware]`` tables, as a TOML layer writes them."""
-        dynamo, firestore = self.middleware.dynamo, self.middleware.firestore
+        dynamo, firestore = self.dynamo, self.firestore
         return {
-            "rdb": {"dsn": self.middleware.rdb.dsn},
+            "rdb": {"dsn": self.rdb.dsn},
             "dynamo": {
                 "region": dynamo.region,
                 "endpoint_url": dynamo.endpoint_url,
@@ -59,10 +76,10 @@ class StoreBackend:
 
     def env(self, *, sessions: bool = False) -> dict[str, str]:
         """The environment of an app process using this engine for auth (and sessions if asked)."""
-        dynamo, firestore = self.middleware.dynamo, self.middleware.firestore
+        dynamo, firestore = self.dynamo, self.firestore
         env = {
             "AUTH_BACKEND": self.name,
-            "MIDDLEWARE_RDB_DSN": self.middleware.rdb.dsn,
+            "MIDDLEWARE_RDB_DSN": self.rdb.dsn,
             "MIDDLEWARE_DYNAMO_REGION": dynamo.region,
             "MIDDLEWARE_DYNAMO_ENDPOINT_URL": dynamo.endpoint_url,
             "MIDDLEWARE_DYNAMO_TABLE_PREFIX": dynamo.table_prefix,

@@ -1,6 +1,8 @@
 """Shared fixtures: real PostgreSQL and Redis when CI points at them (a visible skip otherwise),
-DynamoDB served by a local moto server, Google's Firestore emulator in Datastore mode (once per
-session, skipped where ``gcloud`` is absent), a migrated SQLite database, the development identity
+a PostgreSQL cluster and a Redis server of a test's own that it may stop (``postgres``,
+``redis_server``), DynamoDB served by a local moto server, Google's Firestore emulator in
+Datastore mode (once per session, skipped where ``gcloud`` is absent), a migrated SQLite
+database, the development identity
 provider, account seams reset after a test, ``store_backend``: one integration test run on
 every ``auth.backend`` engine, and ``session_store``: one session-manager test run on the rdb
 (SQLite, PostgreSQL), Redis and cookie session stores.
@@ -25,6 +27,7 @@ import local_servers
 import pytest
 from backends import StoreBackend, store_backend_for
 from local_servers import free_port
+from private_servers import PrivatePostgres, PrivateRedis, private_postgres, private_redis
 
 from fw.auth import accounts
 from fw.auth.stores import SessionStore
@@ -89,20 +92,45 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     )
 
 
+def _shared_server(variable: str, server: str) -> str:
+    """Where the shared ``server`` is, from ``variable``; the test skips where it is not set."""
+    where = os.environ.get(variable)
+    if not where:
+        pytest.skip(f"{variable} is not set (bash .ci/run sets it to the local {server})")
+    return where
+
+
 @pytest.fixture
 def postgres_dsn() -> str:
-    dsn = os.environ.get("FW_TEST_POSTGRES_DSN")
-    if not dsn:
-        pytest.skip("FW_TEST_POSTGRES_DSN is not set (bash .ci/run sets it to the local PostgreSQL)")
-    return dsn
+    return _shared_server("FW_TEST_POSTGRES_DSN", "PostgreSQL")
 
 
 @pytest.fixture
 def redis_url() -> str:
-    url = os.environ.get("FW_TEST_REDIS_URL")
-    if not url:
-        pytest.skip("FW_TEST_REDIS_URL is not set (bash .ci/run sets it to the local Redis)")
-    return url
+    return _shared_server("FW_TEST_REDIS_URL", "Redis")
+
+
+@pytest.fixture
+def postgres() -> Iterator[PrivatePostgres]:
+    """A migrated PostgreSQL cluster of the test's own (``private_servers.py``), which the test may
+    stop, kill or hold in recovery: never the shared one of ``postgres_dsn``."""
+    try:
+        with private_postgres() as server:
+            asyncio.run(upgrade(server.dsn))
+            yield server
+    except local_servers.NotInstalled as missing:
+        pytest.skip(str(missing))
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A Redis server of the test's own (``private_servers.py``), which the test may kill, restart
+    or freeze: never the shared one of ``redis_url``."""
+    try:
+        with private_redis(tmp_path) as server:
+            yield server
+    except local_servers.NotInstalled as missing:
+        pytest.skip(str(missing))
 
 
 @pytest.fixture(scope="session")

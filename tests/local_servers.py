@@ -42,6 +42,16 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def stop(process: subprocess.Popen[Any]) -> None:
+    """End a server process: asked to stop, killed if it is still running ten seconds later."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def serve_moto(host: str, port: int) -> None:
     """Serve moto as ``moto_server`` does, but one request at a time.
 
@@ -100,12 +110,7 @@ def moto_server() -> Iterator[str]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def _answers(url: str) -> bool:

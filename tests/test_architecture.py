@@ -8,6 +8,7 @@ and under ``TYPE_CHECKING``: a cycle there is still a cycle in the design, only 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -157,11 +158,30 @@ def test_stores_receive_their_settings_and_read_no_configuration() -> None:
     over; a store module reading the configuration itself would bypass that seam."""
     stores = [name for name in _modules() if name.startswith("fw.auth.stores.")]
     # firestore_ttl only contributes an advisory to fw doctor: it is handed the values to judge.
+    # An engine's declaration registers its settings table (fw.register_config) and reads none:
+    # its opener is handed the resolved table (StoreSettings.table).
     readers = {
         name: sorted(n for n in _graph()[name] if n in ("fw.configuration", "fw.configuration.registry"))
         for name in stores
-        if name != "fw.auth.stores.firestore_ttl"
+        if name != "fw.auth.stores.firestore_ttl" and not name.startswith("fw.auth.stores.engines.")
     }
     assert "fw.auth.stores.select" in readers
     assert "fw.auth.stores.firestore_ttl" in stores, "the exemption above names a module fw no longer has"
     assert {name: found for name, found in readers.items() if found} == {}
+
+
+def test_fw_settings_names_no_store_and_no_mode() -> None:
+    """A store is one package declaring its own table and a mode is one package registering
+    itself: ``fw/settings.py`` keeps only the tables that belong to neither, so no engine or mode
+    name (nor an engine's settings class) appears in it, in code, strings or comments."""
+    from fw.auth.modes import registry as modes
+    from fw.auth.stores import registry as stores
+
+    engines = stores.registered_stores()
+    names = [engine.name for engine in engines] + [mode.name for mode in modes.registered_modes()]
+    assert {"rdb", "cookie", "redis", "dynamo", "firestore", "oidc_only", "jwt_only"} <= set(names)
+    classes = [engine.settings.__qualname__ for engine in engines if engine.settings is not None]
+    assert "RdbSettings" in classes
+    text = (SOURCE / "settings.py").read_text()
+    found = [word for word in names + classes if re.search(rf"(?<![a-z0-9]){word}(?![a-z0-9])", text, re.I)]
+    assert found == []

@@ -38,6 +38,19 @@ OPTIONAL = (
 NOT_FOR_IMPORT = ("sqlalchemy", "alembic", "aiosqlite", "joserfc", "cryptography", "cbor2", "httpx2")
 #: All the auth code ``import fw`` may load: the package and the facade's lazy wiring.
 AUTH_WIRING = {"fw.auth", "fw.auth.wiring", "fw.auth.advisories"}
+#: The tables ``import fw`` registers (fw.pillars) outside fw.settings: ``[auth]``, ``[session]``
+#: and each store engine's declaration with its ``[middleware.<engine>]`` table, plus the store
+#: registry widening the backend keys; data and small callables, no engine or mode code.
+DECLARATIONS = {
+    "fw.auth.settings",
+    "fw.auth.sessions",
+    "fw.auth.sessions.settings",
+    "fw.auth.stores",
+    "fw.auth.stores.engine",
+    "fw.auth.stores.engines",
+    *(f"fw.auth.stores.engines.{engine}" for engine in ("rdb", "cookie", "redis", "dynamo", "firestore")),
+    "fw.auth.stores.registry",
+}
 
 
 def loaded_after(code: str, cwd: Path) -> set[str]:
@@ -56,8 +69,9 @@ def under(modules: set[str], *packages: str) -> list[str]:
 
 
 def fw_code(modules: set[str]) -> list[str]:
-    """fw's own modules of auth and the database, except the wiring ``import fw`` needs."""
-    return [m for m in under(modules, "fw.auth", "fw.rdb") if m not in AUTH_WIRING]
+    """fw's own modules of auth and the database, except the wiring and the declarations
+    ``import fw`` needs."""
+    return [m for m in under(modules, "fw.auth", "fw.rdb") if m not in AUTH_WIRING | DECLARATIONS]
 
 
 # What `import fw` loads.
@@ -73,6 +87,30 @@ def test_import_fw_loads_no_store_mode_protocol_or_database_code_of_fw(tmp_path:
     assert fw_code(loaded_after("import fw", tmp_path)) == []
 
 
+def test_import_fw_registers_every_table_fw_declares_and_every_engine_it_ships(tmp_path: Path) -> None:
+    """fw's tables live with the code owning them; the facade's import registers them all, in
+    order, and the store registry's names are accepted by a parse that nothing else prepared."""
+    loaded = loaded_after(
+        """
+        import fw
+        from fw.auth.sessions.settings import SessionSettings
+        from fw.auth.settings import AuthSettings
+        from fw.configuration import load, registry
+
+        assert [r.name for r in registry.state().configs.values()] == [
+            "server", "server.health", "observability.access_log", "observability.metrics",
+            "observability.tracing", "session", "middleware.rdb", "middleware.dynamo",
+            "middleware.firestore", "auth",
+        ]
+        assert load(AuthSettings, "auth", toml='[auth]\\nbackend = "firestore"').backend == "firestore"
+        assert load(AuthSettings, "auth").backend == "rdb"
+        assert load(SessionSettings, "session", env={"SESSION_BACKEND": "redis"}).backend == "redis"
+        """,
+        tmp_path,
+    )
+    assert fw_code(loaded) == []
+
+
 def test_the_probe_sees_what_a_store_and_a_passkey_mode_load(tmp_path: Path) -> None:
     """The checks above would pass vacuously if the probe saw nothing: importing the rdb store
     and passkey_only's extension does load them, SQLAlchemy and webauthn."""
@@ -81,38 +119,8 @@ def test_the_probe_sees_what_a_store_and_a_passkey_mode_load(tmp_path: Path) -> 
     assert "sqlalchemy" in loaded and "webauthn" in loaded
 
 
-def test_an_app_with_authentication_off_starts_and_answers_without_loading_auth_code(tmp_path: Path) -> None:
-    loaded = loaded_after(
-        """
-        import fw
-        from starlette.testclient import TestClient
-
-        app = fw.App()
-
-        @app.route("GET /hi")
-        async def hi(request: fw.Request) -> fw.Response:
-            return fw.JSONResponse({"hi": 1})
-
-        with TestClient(app) as client:
-            assert client.get("/hi").json() == {"hi": 1}
-            assert client.get("/openapi.json").status_code == 200
-        """,
-        tmp_path,
-    )
-    assert fw_code(loaded) == []
-    # In dev /docs is on unless configured off, so the docs extra's Swagger UI is the one
-    # optional package this configuration selects; the test client itself runs on httpx2.
-    assert under(loaded, *(set(OPTIONAL) - {"swagger_ui_bundle"}), *(set(NOT_FOR_IMPORT) - {"httpx2"})) == []
-
-
-#: Makes every optional package unimportable in the probe, as in an install without extras.
-WITHOUT_EXTRAS = "import sys\n" + "".join(f"sys.modules[{name!r}] = None\n" for name in OPTIONAL)
-
-
-def test_import_fw_and_an_app_work_with_no_extra_installed(tmp_path: Path) -> None:
-    loaded_after(
-        WITHOUT_EXTRAS
-        + """
+#: The smallest app: one route, called once through the test client (whose block stays open).
+HELLO_APP = """
 import fw
 from starlette.testclient import TestClient
 
@@ -124,9 +132,23 @@ async def hi(request: fw.Request) -> fw.Response:
 
 with TestClient(app) as client:
     assert client.get("/hi").json() == {"hi": 1}
-""",
-        tmp_path,
-    )
+"""
+
+
+def test_an_app_with_authentication_off_starts_and_answers_without_loading_auth_code(tmp_path: Path) -> None:
+    loaded = loaded_after(HELLO_APP + '    assert client.get("/openapi.json").status_code == 200\n', tmp_path)
+    assert fw_code(loaded) == []
+    # In dev /docs is on unless configured off, so the docs extra's Swagger UI is the one
+    # optional package this configuration selects; the test client itself runs on httpx2.
+    assert under(loaded, *(set(OPTIONAL) - {"swagger_ui_bundle"}), *(set(NOT_FOR_IMPORT) - {"httpx2"})) == []
+
+
+#: Makes every optional package unimportable in the probe, as in an install without extras.
+WITHOUT_EXTRAS = "import sys\n" + "".join(f"sys.modules[{name!r}] = None\n" for name in OPTIONAL)
+
+
+def test_import_fw_and_an_app_work_with_no_extra_installed(tmp_path: Path) -> None:
+    loaded_after(WITHOUT_EXTRAS + HELLO_APP, tmp_path)
 
 
 def test_a_passkey_call_without_the_passkeys_extra_names_the_pip_install(tmp_path: Path) -> None:
@@ -188,6 +210,16 @@ JWT_ONLY_ENV = {
     "AUTH_JWT_REVOCATION_MODE": "off",
 }
 OTHER_MODES = ("oidc_only", "oidc_passkey", "passkey_only", "oauth_only")
+#: A script building a jwt_only App from the environment, as a project's app module does.
+JWT_ONLY_APP = """
+import fw
+from fw.auth.modes.jwt_only import JwtOnly
+from fw.extension import build_extensions
+
+app = fw.App()
+fw.parse_config()
+assert JwtOnly in [type(extension) for extension in build_extensions(app)]
+"""
 
 
 def test_a_jwt_only_app_loads_no_other_modes_code_and_no_webauthn(
@@ -195,18 +227,7 @@ def test_a_jwt_only_app_loads_no_other_modes_code_and_no_webauthn(
 ) -> None:
     for name, value in JWT_ONLY_ENV.items():
         monkeypatch.setenv(name, value)
-    loaded = loaded_after(
-        """
-        import fw
-        from fw.auth.modes.jwt_only import JwtOnly
-        from fw.extension import build_extensions
-
-        app = fw.App()
-        fw.parse_config()
-        assert JwtOnly in [type(extension) for extension in build_extensions(app)]
-        """,
-        tmp_path,
-    )
+    loaded = loaded_after(JWT_ONLY_APP, tmp_path)
     # Every mode's registry entry is loaded (auth.mode is checked against them); nothing else of theirs.
     others = under(loaded, *(f"fw.auth.modes.{mode}" for mode in OTHER_MODES))
     assert [m for m in others if not m.endswith(("_only", "_passkey", ".mode"))] == []
@@ -220,18 +241,7 @@ def test_a_jwt_only_app_on_a_non_rdb_backend_loads_no_sqlalchemy_and_no_browser_
 ) -> None:
     for name, value in {**JWT_ONLY_ENV, "AUTH_BACKEND": "dynamo"}.items():
         monkeypatch.setenv(name, value)
-    loaded = loaded_after(
-        """
-        import fw
-        from fw.auth.modes.jwt_only import JwtOnly
-        from fw.extension import build_extensions
-
-        app = fw.App()
-        fw.parse_config()
-        assert JwtOnly in [type(extension) for extension in build_extensions(app)]
-        """,
-        tmp_path,
-    )
+    loaded = loaded_after(JWT_ONLY_APP, tmp_path)
     assert under(loaded, "sqlalchemy", "fw.rdb", "fw.auth.assurance") == []
 
 

@@ -15,11 +15,13 @@ from starlette.testclient import TestClient
 
 import fw
 import fw.testing
+from fw.auth.settings import AuthSettings
 from fw.rdb.migrate import upgrade
-from fw.settings import AuthSettings, ServerSettings
+from fw.settings import ServerSettings
 
 pytestmark = pytest.mark.timeout(120)
 
+# Each configuration is written out whole, as a project's file is; other tests' files share its shape only.
 API = """
 [server]
 port = {port}
@@ -39,6 +41,7 @@ allow_loopback_http = true
 revocation.mode = "off"
 """
 
+# Written out whole like API above; test_sign_in_failures.py's CONFIG shares these lines on purpose.
 BROWSER = """
 [server]
 port = 8202

@@ -58,6 +58,7 @@ class UploadAvatar:
     caption: Annotated[str, fw.check("maxlen=200")]
 
 
+# Alike in shape to AddMember only: each is the whole request of its own route.
 @dataclass
 class Order:
     """Place an order (the binding benchmark's request shape)."""

@@ -15,6 +15,7 @@ import fw
 app = fw.App()
 
 
+# Kept whole: each example is read and run on its own (`fw dev` in its folder), so it shares no code.
 def _page(title: str, body: str) -> fw.HTMLResponse:
     return fw.HTMLResponse(
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head>"

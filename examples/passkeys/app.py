@@ -21,7 +21,7 @@ import html
 from datetime import datetime
 
 import fw
-from fw.settings import AuthSettings
+from fw.auth.settings import AuthSettings
 
 app = fw.App()
 
@@ -34,6 +34,7 @@ function say(error) {
 }
 </script>"""
 
+# Kept whole: each example is read and run on its own (`fw dev` in its folder), so it shares no code.
 LOGOUT_FORM = (
     "<form method='post' action='/auth/logout'><button type='submit' id='logout'>Sign out</button></form>"
 )

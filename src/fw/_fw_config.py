@@ -13,72 +13,34 @@ from fw.configuration.schema import Command, Field, Loader, Positional, TableArr
 
 
 def _classes_0() -> tuple[type, ...]:
-    return (declared('fw.settings', 'ServerSettings'),)
+    return (declared('fw.auth.sessions.settings', 'SessionSettings'), declared('fw.auth.sessions.settings', 'SessionKeyring'),)
 
 
 def _build_0(v: Any) -> Any:
-    return declared('fw.settings', 'ServerSettings')(
-        host=v['server.host'],
-        port=v['server.port'],
-        max_request_body=v['server.max_request_body'],
-        cbor_max_body=v['server.cbor_max_body'],
-        body_timeout=v['server.body_timeout'],
-        docs=v['server.docs'],
-    )
-
-
-def _classes_1() -> tuple[type, ...]:
-    return (declared('fw.settings', 'SessionSettings'), declared('fw.settings', 'SessionKeyring'),)
-
-
-def _build_1(v: Any) -> Any:
-    return declared('fw.settings', 'SessionSettings')(
+    return declared('fw.auth.sessions.settings', 'SessionSettings')(
         enabled=v['session.enabled'],
         backend=v['session.backend'],
         redis_url=v['session.redis_url'],
-        keyring=declared('fw.settings', 'SessionKeyring')(
+        keyring=declared('fw.auth.sessions.settings', 'SessionKeyring')(
             secret=v['session.keyring.secret'],
         ),
     )
 
 
-def _classes_2() -> tuple[type, ...]:
-    return (declared('fw.settings', 'MiddlewareSettings'), declared('fw.settings', 'RdbSettings'), declared('fw.settings', 'DynamoSettings'), declared('fw.settings', 'FirestoreSettings'),)
+def _classes_1() -> tuple[type, ...]:
+    return (declared('fw.auth.settings', 'AuthSettings'), declared('fw.auth.settings', 'Protection'), declared('fw.auth.settings', 'AuthSession'), declared('fw.auth.settings', 'OidcSettings'), declared('fw.auth.settings', 'Claim'), declared('fw.auth.settings', 'OauthSettings'), declared('fw.auth.settings', 'JwtSettings'), declared('fw.auth.settings', 'Revocation'), declared('fw.auth.settings', 'Passkey'), declared('fw.auth.settings', 'Bootstrap'), declared('fw.auth.settings', 'Recovery'), declared('fw.auth.settings', 'Registration'), declared('fw.auth.settings', 'Assurance'), declared('fw.auth.settings', 'AssurancePresence'), declared('fw.auth.settings', 'AssuranceHint'), declared('fw.auth.settings', 'AssurancePolicy'),)
 
 
-def _build_2(v: Any) -> Any:
-    return declared('fw.settings', 'MiddlewareSettings')(
-        rdb=declared('fw.settings', 'RdbSettings')(
-            dsn=v['middleware.rdb.dsn'],
-            pool_size=v['middleware.rdb.pool_size'],
-        ),
-        dynamo=declared('fw.settings', 'DynamoSettings')(
-            region=v['middleware.dynamo.region'],
-            endpoint_url=v['middleware.dynamo.endpoint_url'],
-            table_prefix=v['middleware.dynamo.table_prefix'],
-        ),
-        firestore=declared('fw.settings', 'FirestoreSettings')(
-            project=v['middleware.firestore.project'],
-            database=v['middleware.firestore.database'],
-            emulator_host=v['middleware.firestore.emulator_host'],
-        ),
-    )
-
-
-def _classes_3() -> tuple[type, ...]:
-    return (declared('fw.settings', 'AuthSettings'), declared('fw.settings', 'Protection'), declared('fw.settings', 'AuthSession'), declared('fw.settings', 'OidcSettings'), declared('fw.settings', 'Claim'), declared('fw.settings', 'OauthSettings'), declared('fw.settings', 'JwtSettings'), declared('fw.settings', 'Revocation'), declared('fw.settings', 'Passkey'), declared('fw.settings', 'Bootstrap'), declared('fw.settings', 'Recovery'), declared('fw.settings', 'Registration'), declared('fw.settings', 'Assurance'), declared('fw.settings', 'AssurancePresence'), declared('fw.settings', 'AssuranceHint'), declared('fw.settings', 'AssurancePolicy'),)
-
-
-def _element_7(v: Any) -> Any:
-    return declared('fw.settings', 'AssurancePolicy')(
+def _element_3(v: Any) -> Any:
+    return declared('fw.auth.settings', 'AssurancePolicy')(
         name=v['name'],
         max_age=v['max_age'],
         confirm=v['confirm'],
     )
 
 
-def _build_3(v: Any) -> Any:
-    return declared('fw.settings', 'AuthSettings')(
+def _build_1(v: Any) -> Any:
+    return declared('fw.auth.settings', 'AuthSettings')(
         enabled=v['auth.enabled'],
         backend=v['auth.backend'],
         mode=v['auth.mode'],
@@ -87,16 +49,16 @@ def _build_3(v: Any) -> Any:
         logout_path=v['auth.logout_path'],
         post_login_path=v['auth.post_login_path'],
         shared_device=v['auth.shared_device'],
-        protection=declared('fw.settings', 'Protection')(
+        protection=declared('fw.auth.settings', 'Protection')(
             include=v['auth.protection.include'],
             exclude=v['auth.protection.exclude'],
             unauthenticated=v['auth.protection.unauthenticated'],
         ),
-        session=declared('fw.settings', 'AuthSession')(
+        session=declared('fw.auth.settings', 'AuthSession')(
             ttl=v['auth.session.ttl'],
             idle_timeout=v['auth.session.idle_timeout'],
         ),
-        oidc=declared('fw.settings', 'OidcSettings')(
+        oidc=declared('fw.auth.settings', 'OidcSettings')(
             issuer=v['auth.oidc.issuer'],
             client_id=v['auth.oidc.client_id'],
             client_secret=v['auth.oidc.client_secret'],
@@ -105,7 +67,7 @@ def _build_3(v: Any) -> Any:
             identity_claim=v['auth.oidc.identity_claim'],
             admission=v['auth.oidc.admission'],
             auto_provision=v['auth.oidc.auto_provision'],
-            claim=declared('fw.settings', 'Claim')(
+            claim=declared('fw.auth.settings', 'Claim')(
                 path=v['auth.oidc.claim.path'],
                 values=v['auth.oidc.claim.values'],
                 match=v['auth.oidc.claim.match'],
@@ -117,7 +79,7 @@ def _build_3(v: Any) -> Any:
             provider_logout=v['auth.oidc.provider_logout'],
             backchannel_logout_path=v['auth.oidc.backchannel_logout_path'],
         ),
-        oauth=declared('fw.settings', 'OauthSettings')(
+        oauth=declared('fw.auth.settings', 'OauthSettings')(
             provider=v['auth.oauth.provider'],
             client_id=v['auth.oauth.client_id'],
             client_secret=v['auth.oauth.client_secret'],
@@ -126,7 +88,7 @@ def _build_3(v: Any) -> Any:
             identity_claim=v['auth.oauth.identity_claim'],
             admission=v['auth.oauth.admission'],
             auto_provision=v['auth.oauth.auto_provision'],
-            claim=declared('fw.settings', 'Claim')(
+            claim=declared('fw.auth.settings', 'Claim')(
                 path=v['auth.oauth.claim.path'],
                 values=v['auth.oauth.claim.values'],
                 match=v['auth.oauth.claim.match'],
@@ -137,7 +99,7 @@ def _build_3(v: Any) -> Any:
             token_endpoint=v['auth.oauth.token_endpoint'],
             user_endpoint=v['auth.oauth.user_endpoint'],
         ),
-        jwt=declared('fw.settings', 'JwtSettings')(
+        jwt=declared('fw.auth.settings', 'JwtSettings')(
             issuer=v['auth.jwt.issuer'],
             audience=v['auth.jwt.audience'],
             algorithms=v['auth.jwt.algorithms'],
@@ -148,13 +110,13 @@ def _build_3(v: Any) -> Any:
             jwks_uri=v['auth.jwt.jwks_uri'],
             required_token_type=v['auth.jwt.required_token_type'],
             required_scopes=v['auth.jwt.required_scopes'],
-            claim=declared('fw.settings', 'Claim')(
+            claim=declared('fw.auth.settings', 'Claim')(
                 path=v['auth.jwt.claim.path'],
                 values=v['auth.jwt.claim.values'],
                 match=v['auth.jwt.claim.match'],
             ),
             registered_claims=v['auth.jwt.registered_claims'],
-            revocation=declared('fw.settings', 'Revocation')(
+            revocation=declared('fw.auth.settings', 'Revocation')(
                 mode=v['auth.jwt.revocation.mode'],
                 on_unavailable=v['auth.jwt.revocation.on_unavailable'],
                 max_propagation_delay=v['auth.jwt.revocation.max_propagation_delay'],
@@ -164,46 +126,96 @@ def _build_3(v: Any) -> Any:
             dpop_nonce=v['auth.jwt.dpop_nonce'],
             token_cache_size=v['auth.jwt.token_cache_size'],
         ),
-        passkey=declared('fw.settings', 'Passkey')(
+        passkey=declared('fw.auth.settings', 'Passkey')(
             path=v['auth.passkey.path'],
             rp_id=v['auth.passkey.rp_id'],
             rp_name=v['auth.passkey.rp_name'],
             origins=v['auth.passkey.origins'],
             user_verification=v['auth.passkey.user_verification'],
         ),
-        bootstrap=declared('fw.settings', 'Bootstrap')(
+        bootstrap=declared('fw.auth.settings', 'Bootstrap')(
             issue_ttl=v['auth.bootstrap.issue_ttl'],
             enrollment_ttl=v['auth.bootstrap.enrollment_ttl'],
             max_attempts=v['auth.bootstrap.max_attempts'],
         ),
-        recovery=declared('fw.settings', 'Recovery')(
+        recovery=declared('fw.auth.settings', 'Recovery')(
             policy=v['auth.recovery.policy'],
         ),
-        registration=declared('fw.settings', 'Registration')(
+        registration=declared('fw.auth.settings', 'Registration')(
             policy=v['auth.registration.policy'],
         ),
-        assurance=declared('fw.settings', 'Assurance')(
-            presence=declared('fw.settings', 'AssurancePresence')(
+        assurance=declared('fw.auth.settings', 'Assurance')(
+            presence=declared('fw.auth.settings', 'AssurancePresence')(
                 enabled=v['auth.assurance.presence.enabled'],
                 interval=v['auth.assurance.presence.interval'],
                 absent_after=v['auth.assurance.presence.absent_after'],
             ),
-            hint=declared('fw.settings', 'AssuranceHint')(
+            hint=declared('fw.auth.settings', 'AssuranceHint')(
                 enabled=v['auth.assurance.hint.enabled'],
                 secret=v['auth.assurance.hint.secret'],
                 ttl=v['auth.assurance.hint.ttl'],
                 idle_timeout=v['auth.assurance.hint.idle_timeout'],
             ),
-            policy=[_element_7(e) for e in v['auth.assurance.policy']],
+            policy=[_element_3(e) for e in v['auth.assurance.policy']],
         ),
     )
 
 
+def _classes_2() -> tuple[type, ...]:
+    return (declared('fw.auth.stores.engines.dynamo', 'DynamoSettings'),)
+
+
+def _build_2(v: Any) -> Any:
+    return declared('fw.auth.stores.engines.dynamo', 'DynamoSettings')(
+        region=v['middleware.dynamo.region'],
+        endpoint_url=v['middleware.dynamo.endpoint_url'],
+        table_prefix=v['middleware.dynamo.table_prefix'],
+    )
+
+
+def _classes_3() -> tuple[type, ...]:
+    return (declared('fw.auth.stores.engines.firestore', 'FirestoreSettings'),)
+
+
+def _build_3(v: Any) -> Any:
+    return declared('fw.auth.stores.engines.firestore', 'FirestoreSettings')(
+        project=v['middleware.firestore.project'],
+        database=v['middleware.firestore.database'],
+        emulator_host=v['middleware.firestore.emulator_host'],
+    )
+
+
 def _classes_4() -> tuple[type, ...]:
-    return (declared('fw.settings', 'HealthSettings'),)
+    return (declared('fw.auth.stores.engines.rdb', 'RdbSettings'),)
 
 
 def _build_4(v: Any) -> Any:
+    return declared('fw.auth.stores.engines.rdb', 'RdbSettings')(
+        dsn=v['middleware.rdb.dsn'],
+        pool_size=v['middleware.rdb.pool_size'],
+    )
+
+
+def _classes_5() -> tuple[type, ...]:
+    return (declared('fw.settings', 'ServerSettings'),)
+
+
+def _build_5(v: Any) -> Any:
+    return declared('fw.settings', 'ServerSettings')(
+        host=v['server.host'],
+        port=v['server.port'],
+        max_request_body=v['server.max_request_body'],
+        cbor_max_body=v['server.cbor_max_body'],
+        body_timeout=v['server.body_timeout'],
+        docs=v['server.docs'],
+    )
+
+
+def _classes_6() -> tuple[type, ...]:
+    return (declared('fw.settings', 'HealthSettings'),)
+
+
+def _build_6(v: Any) -> Any:
     return declared('fw.settings', 'HealthSettings')(
         enabled=v['server.health.enabled'],
         live_path=v['server.health.live_path'],
@@ -211,32 +223,32 @@ def _build_4(v: Any) -> Any:
     )
 
 
-def _classes_5() -> tuple[type, ...]:
+def _classes_7() -> tuple[type, ...]:
     return (declared('fw.settings', 'AccessLogSettings'),)
 
 
-def _build_5(v: Any) -> Any:
+def _build_7(v: Any) -> Any:
     return declared('fw.settings', 'AccessLogSettings')(
         enabled=v['observability.access_log.enabled'],
     )
 
 
-def _classes_6() -> tuple[type, ...]:
+def _classes_8() -> tuple[type, ...]:
     return (declared('fw.settings', 'MetricsSettings'),)
 
 
-def _build_6(v: Any) -> Any:
+def _build_8(v: Any) -> Any:
     return declared('fw.settings', 'MetricsSettings')(
         enabled=v['observability.metrics.enabled'],
         path=v['observability.metrics.path'],
     )
 
 
-def _classes_7() -> tuple[type, ...]:
+def _classes_9() -> tuple[type, ...]:
     return (declared('fw.settings', 'TracingSettings'),)
 
 
-def _build_7(v: Any) -> Any:
+def _build_9(v: Any) -> Any:
     return declared('fw.settings', 'TracingSettings')(
         enabled=v['observability.tracing.enabled'],
         endpoint=v['observability.tracing.endpoint'],
@@ -246,33 +258,15 @@ def _build_7(v: Any) -> Any:
 
 
 LOADERS: dict[str, Loader] = {
-    'fw.settings:ServerSettings': Loader(
-        type_name='fw.settings:ServerSettings',
-        fingerprint='ff7a9e3e23c1054d8fd4',
+    'fw.auth.sessions.settings:SessionSettings': Loader(
+        type_name='fw.auth.sessions.settings:SessionSettings',
+        fingerprint='6c8cff633f6f81e339ca',
         classes=_classes_0,
         build=_build_0,
-        prefix='server',
-        fields=(
-            Field(key='server.host', kind='str', table='server', default='127.0.0.1', env='SERVER_HOST', opts=('--server-host',), help='Interface to listen on'),
-            Field(key='server.port', kind='int', table='server', default=8000, env='SERVER_PORT', opts=('--server-port',), help='Port to listen on'),
-            Field(key='server.max_request_body', kind='int', table='server', default=10485760, env='SERVER_MAX_REQUEST_BODY', opts=('--server-max_request_body',), help='Largest request body accepted, in bytes (the outer limit for every request)'),
-            Field(key='server.cbor_max_body', kind='int', table='server', default=1048576, env='SERVER_CBOR_MAX_BODY', opts=('--server-cbor_max_body',), help='Largest CBOR request body accepted, in bytes'),
-            Field(key='server.body_timeout', kind='duration', table='server', default=datetime.timedelta(microseconds=30000000), env='SERVER_BODY_TIMEOUT', opts=('--server-body_timeout',), help='Longest a request body may take to arrive once a handler reads it (408 after; 0s: no limit)'),
-            Field(key='server.docs', kind='bool', table='server', env='SERVER_DOCS', opts=('--server-docs',), help='Serve the interactive API reference at /docs (left unset: on when APP_ENV is dev)'),
-        ),
-        tables=(
-            ('server', 'HTTP server'),
-        ),
-    ),
-    'fw.settings:SessionSettings': Loader(
-        type_name='fw.settings:SessionSettings',
-        fingerprint='697ca14b35360c3e8986',
-        classes=_classes_1,
-        build=_build_1,
         prefix='session',
         fields=(
             Field(key='session.enabled', kind='bool', table='session', default=False, env='SESSION_ENABLED', opts=('--session-enabled',), help='Turn browser sessions on (required by the browser login modes)'),
-            Field(key='session.backend', kind='str', table='session', default='rdb', env='SESSION_BACKEND', opts=('--session-backend',), dependon=('session.enabled',), help='Where session records live', choices=('rdb', 'cookie', 'redis', 'dynamo', 'firestore')),
+            Field(key='session.backend', kind='str', table='session', default='rdb', env='SESSION_BACKEND', opts=('--session-backend',), dependon=('session.enabled',), help='Where session records live', choices=('rdb',)),
             Field(key='session.redis_url', kind='str', table='session', default='redis://127.0.0.1:6379/0', env='SESSION_REDIS_URL', opts=('--session-redis_url',), secret='dsn', dependon=('session.enabled',), help='Redis URL for the redis backend'),
             Field(key='session.keyring.secret', kind='str', table='session.keyring', env='SESSION_KEYRING_SECRET', opts=('--session-keyring-secret',), secret='mask', dependon=('session.enabled',), help='Key that seals cookie sessions (32 bytes or more, base64url); required by the cookie backend'),
         ),
@@ -281,38 +275,15 @@ LOADERS: dict[str, Loader] = {
             ('session.keyring', ''),
         ),
     ),
-    'fw.settings:MiddlewareSettings': Loader(
-        type_name='fw.settings:MiddlewareSettings',
-        fingerprint='fe8586151dd97a949991',
-        classes=_classes_2,
-        build=_build_2,
-        prefix='middleware',
-        fields=(
-            Field(key='middleware.rdb.dsn', kind='str', table='middleware.rdb', default='sqlite:///fw.sqlite3', env='MIDDLEWARE_RDB_DSN', opts=('--middleware-rdb-dsn',), secret='dsn', help='Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db'),
-            Field(key='middleware.rdb.pool_size', kind='int', table='middleware.rdb', default=20, env='MIDDLEWARE_RDB_POOL_SIZE', opts=('--middleware-rdb-pool_size',), help='PostgreSQL connections the process keeps open (a positive number; SQLite keeps its own)'),
-            Field(key='middleware.dynamo.region', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_REGION', opts=('--middleware-dynamo-region',), help="AWS region of the table (empty: the AWS environment's region)"),
-            Field(key='middleware.dynamo.endpoint_url', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_ENDPOINT_URL', opts=('--middleware-dynamo-endpoint_url',), secret='dsn', help='Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS)'),
-            Field(key='middleware.dynamo.table_prefix', kind='str', table='middleware.dynamo', default='fw_', env='MIDDLEWARE_DYNAMO_TABLE_PREFIX', opts=('--middleware-dynamo-table_prefix',), help='Prefix of the table name: every record lives in <prefix>records (created by fw migrate)'),
-            Field(key='middleware.firestore.project', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_PROJECT', opts=('--middleware-firestore-project',), help="Google Cloud project ID (empty: the project of the environment's credentials)"),
-            Field(key='middleware.firestore.database', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_DATABASE', opts=('--middleware-firestore-database',), help="Database ID (empty: the project's (default) database); it must be in Datastore mode"),
-            Field(key='middleware.firestore.emulator_host', kind='str', table='middleware.firestore', default='', env='DATASTORE_EMULATOR_HOST', opts=('--middleware-firestore-emulator_host',)),
-        ),
-        tables=(
-            ('middleware', ''),
-            ('middleware.rdb', 'Relational storage shared by sessions, auth records and revocation'),
-            ('middleware.dynamo', 'DynamoDB for auth.backend or session.backend = dynamo; credentials from the AWS environment'),
-            ('middleware.firestore', 'Firestore in Datastore mode, for ``auth.backend`` or ``session.backend`` = ``firestore``'),
-        ),
-    ),
-    'fw.settings:AuthSettings': Loader(
-        type_name='fw.settings:AuthSettings',
-        fingerprint='131a24790fa7252337d3',
-        classes=_classes_3,
-        build=_build_3,
+    'fw.auth.settings:AuthSettings': Loader(
+        type_name='fw.auth.settings:AuthSettings',
+        fingerprint='6f8658c77fc253dcc083',
+        classes=_classes_1,
+        build=_build_1,
         prefix='auth',
         fields=(
             Field(key='auth.enabled', kind='bool', table='auth', default=False, env='AUTH_ENABLED', opts=('--auth-enabled',), help='Endpoints and guards exist only when true'),
-            Field(key='auth.backend', kind='str', table='auth', default='rdb', env='AUTH_BACKEND', opts=('--auth-backend',), dependon=('auth.enabled',), help='Storage for auth records', choices=('rdb', 'dynamo', 'firestore')),
+            Field(key='auth.backend', kind='str', table='auth', default='rdb', env='AUTH_BACKEND', opts=('--auth-backend',), dependon=('auth.enabled',), help='Storage for auth records', choices=('rdb',)),
             Field(key='auth.mode', kind='str', table='auth', default='oidc_only', env='AUTH_MODE', opts=('--auth-mode',), dependon=('auth.enabled',), help='How people sign in (or, with jwt_only, how bearer tokens are verified)', choices=('oidc_only', 'oidc_passkey', 'passkey_only', 'oauth_only', 'jwt_only')),
             Field(key='auth.login_path', kind='str', table='auth', default='/auth/login', env='AUTH_LOGIN_PATH', opts=('--auth-login_path',), dependon=('auth.enabled',), help='Entry to the provider'),
             Field(key='auth.callback_path', kind='str', table='auth', default='/auth/callback', env='AUTH_CALLBACK_PATH', opts=('--auth-callback_path',), dependon=('auth.enabled',), help='Return path from the provider'),
@@ -405,7 +376,7 @@ LOADERS: dict[str, Loader] = {
                     Field(key='max_age', kind='duration', table='auth.assurance.policy', default=datetime.timedelta(microseconds=0), help='How old the proof may be; 0s: satisfied once, by the step-up the guard asked for'),
                     Field(key='confirm', kind='bool', table='auth.assurance.policy', help='Only a re-proof a guard asked for counts (a login never fills it)'),
                 ),
-                build=_element_7,
+                build=_element_3,
                 dependon=('auth.enabled',),
                 help='Named assurance policies ([[auth.assurance.policy]] entries: name, max_age, confirm)',
             ),
@@ -430,11 +401,73 @@ LOADERS: dict[str, Loader] = {
             ('auth.assurance.hint', 'The remembered last visitor'),
         ),
     ),
+    'fw.auth.stores.engines.dynamo:DynamoSettings': Loader(
+        type_name='fw.auth.stores.engines.dynamo:DynamoSettings',
+        fingerprint='df8fd71cb56c488407b8',
+        classes=_classes_2,
+        build=_build_2,
+        prefix='middleware.dynamo',
+        fields=(
+            Field(key='middleware.dynamo.region', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_REGION', opts=('--middleware-dynamo-region',), help="AWS region of the table (empty: the AWS environment's region)"),
+            Field(key='middleware.dynamo.endpoint_url', kind='str', table='middleware.dynamo', default='', env='MIDDLEWARE_DYNAMO_ENDPOINT_URL', opts=('--middleware-dynamo-endpoint_url',), secret='dsn', help='Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS)'),
+            Field(key='middleware.dynamo.table_prefix', kind='str', table='middleware.dynamo', default='fw_', env='MIDDLEWARE_DYNAMO_TABLE_PREFIX', opts=('--middleware-dynamo-table_prefix',), help='Prefix of the table name: every record lives in <prefix>records (created by fw migrate)'),
+        ),
+        tables=(
+            ('middleware.dynamo', 'DynamoDB for auth.backend or session.backend = dynamo; credentials from the AWS environment'),
+        ),
+    ),
+    'fw.auth.stores.engines.firestore:FirestoreSettings': Loader(
+        type_name='fw.auth.stores.engines.firestore:FirestoreSettings',
+        fingerprint='459aad59168be0ac6292',
+        classes=_classes_3,
+        build=_build_3,
+        prefix='middleware.firestore',
+        fields=(
+            Field(key='middleware.firestore.project', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_PROJECT', opts=('--middleware-firestore-project',), help="Google Cloud project ID (empty: the project of the environment's credentials)"),
+            Field(key='middleware.firestore.database', kind='str', table='middleware.firestore', default='', env='MIDDLEWARE_FIRESTORE_DATABASE', opts=('--middleware-firestore-database',), help="Database ID (empty: the project's (default) database); it must be in Datastore mode"),
+            Field(key='middleware.firestore.emulator_host', kind='str', table='middleware.firestore', default='', env='DATASTORE_EMULATOR_HOST', opts=('--middleware-firestore-emulator_host',)),
+        ),
+        tables=(
+            ('middleware.firestore', 'Firestore in Datastore mode, for ``auth.backend`` or ``session.backend`` = ``firestore``'),
+        ),
+    ),
+    'fw.auth.stores.engines.rdb:RdbSettings': Loader(
+        type_name='fw.auth.stores.engines.rdb:RdbSettings',
+        fingerprint='05f322b395d28cc49c2c',
+        classes=_classes_4,
+        build=_build_4,
+        prefix='middleware.rdb',
+        fields=(
+            Field(key='middleware.rdb.dsn', kind='str', table='middleware.rdb', default='sqlite:///fw.sqlite3', env='MIDDLEWARE_RDB_DSN', opts=('--middleware-rdb-dsn',), secret='dsn', help='Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db'),
+            Field(key='middleware.rdb.pool_size', kind='int', table='middleware.rdb', default=20, env='MIDDLEWARE_RDB_POOL_SIZE', opts=('--middleware-rdb-pool_size',), help='PostgreSQL connections the process keeps open (a positive number; SQLite keeps its own)'),
+        ),
+        tables=(
+            ('middleware.rdb', 'Relational storage shared by sessions, auth records and revocation'),
+        ),
+    ),
+    'fw.settings:ServerSettings': Loader(
+        type_name='fw.settings:ServerSettings',
+        fingerprint='ff7a9e3e23c1054d8fd4',
+        classes=_classes_5,
+        build=_build_5,
+        prefix='server',
+        fields=(
+            Field(key='server.host', kind='str', table='server', default='127.0.0.1', env='SERVER_HOST', opts=('--server-host',), help='Interface to listen on'),
+            Field(key='server.port', kind='int', table='server', default=8000, env='SERVER_PORT', opts=('--server-port',), help='Port to listen on'),
+            Field(key='server.max_request_body', kind='int', table='server', default=10485760, env='SERVER_MAX_REQUEST_BODY', opts=('--server-max_request_body',), help='Largest request body accepted, in bytes (the outer limit for every request)'),
+            Field(key='server.cbor_max_body', kind='int', table='server', default=1048576, env='SERVER_CBOR_MAX_BODY', opts=('--server-cbor_max_body',), help='Largest CBOR request body accepted, in bytes'),
+            Field(key='server.body_timeout', kind='duration', table='server', default=datetime.timedelta(microseconds=30000000), env='SERVER_BODY_TIMEOUT', opts=('--server-body_timeout',), help='Longest a request body may take to arrive once a handler reads it (408 after; 0s: no limit)'),
+            Field(key='server.docs', kind='bool', table='server', env='SERVER_DOCS', opts=('--server-docs',), help='Serve the interactive API reference at /docs (left unset: on when APP_ENV is dev)'),
+        ),
+        tables=(
+            ('server', 'HTTP server'),
+        ),
+    ),
     'fw.settings:HealthSettings': Loader(
         type_name='fw.settings:HealthSettings',
         fingerprint='39e72a045872d3ebcfaf',
-        classes=_classes_4,
-        build=_build_4,
+        classes=_classes_6,
+        build=_build_6,
         prefix='server.health',
         fields=(
             Field(key='server.health.enabled', kind='bool', table='server.health', default=True, env='SERVER_HEALTH_ENABLED', opts=('--server-health-enabled',), help='Serve the liveness and readiness endpoints'),
@@ -448,8 +481,8 @@ LOADERS: dict[str, Loader] = {
     'fw.settings:AccessLogSettings': Loader(
         type_name='fw.settings:AccessLogSettings',
         fingerprint='336dfcdbc5b25bf77f8c',
-        classes=_classes_5,
-        build=_build_5,
+        classes=_classes_7,
+        build=_build_7,
         prefix='observability.access_log',
         fields=(
             Field(key='observability.access_log.enabled', kind='bool', table='observability.access_log', default=False, env='OBSERVABILITY_ACCESS_LOG_ENABLED', opts=('--observability-access_log-enabled',), help="Log every request as one JSON line on the fw.access logger (it replaces uvicorn's access line)"),
@@ -461,8 +494,8 @@ LOADERS: dict[str, Loader] = {
     'fw.settings:MetricsSettings': Loader(
         type_name='fw.settings:MetricsSettings',
         fingerprint='13c3b5867e58a6023ad1',
-        classes=_classes_6,
-        build=_build_6,
+        classes=_classes_8,
+        build=_build_8,
         prefix='observability.metrics',
         fields=(
             Field(key='observability.metrics.enabled', kind='bool', table='observability.metrics', default=False, env='OBSERVABILITY_METRICS_ENABLED', opts=('--observability-metrics-enabled',), help='Serve Prometheus metrics at observability.metrics.path (needs the metrics extra)'),
@@ -475,8 +508,8 @@ LOADERS: dict[str, Loader] = {
     'fw.settings:TracingSettings': Loader(
         type_name='fw.settings:TracingSettings',
         fingerprint='1f8b541af903decc230b',
-        classes=_classes_7,
-        build=_build_7,
+        classes=_classes_9,
+        build=_build_9,
         prefix='observability.tracing',
         fields=(
             Field(key='observability.tracing.enabled', kind='bool', table='observability.tracing', default=False, env='OBSERVABILITY_TRACING_ENABLED', opts=('--observability-tracing-enabled',), help='Trace every request and the store and provider calls it makes (needs the otel extra)'),

@@ -8,7 +8,7 @@ needs nothing from the App but this protocol.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -46,6 +46,48 @@ class Probed(Protocol):
     async def probe(self) -> None: ...
 
 
+#: Outcomes a readiness check reports by raising :class:`NotReady` (any other failure is
+#: ``unavailable``, one that runs out of time ``timeout``; a passing check is ``ok``).
+NOT_LOADED = "not_loaded"
+NOT_STARTED = "not_started"
+
+
+class NotReady(Exception):
+    """A readiness check's failure with its outcome (:data:`NOT_LOADED`...), raised by a probe."""
+
+    def __init__(self, outcome: str) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """One readiness check: ``check`` returns when ready and raises otherwise.
+
+    ``name`` says what it asks (``postgresql``, ``redis``, ``jwks``), never where that lives.
+    """
+
+    name: str
+    check: Callable[[], Awaitable[None]]
+    #: The client ``check`` asks (an engine, a Redis client), if any: an App asks a client that
+    #: several probes name (sessions kept in the auth store's database) once.
+    asks: object = field(default=None, compare=False)
+
+
+@runtime_checkable
+class Ready(Protocol):
+    """An extension that opened something the App's readiness (``/readyz``) must ask: a store,
+    a provider's keys.
+
+    ``readiness_probes`` is called for every readiness round once the App started; it returns
+    one cheap probe for each thing the extension opened or loaded, each asking the client the
+    requests use, never a connection of its own. fw's authentication modes offer their stores,
+    the issuer's keys or the provider's discovery (:mod:`fw.auth.probes`).
+    """
+
+    def readiness_probes(self) -> Sequence[Probe]: ...
+
+
 @dataclass(frozen=True)
 class OpenApiSecurity:
     """How a pillar secures the App's operations, as the OpenAPI document declares it.
@@ -81,6 +123,29 @@ def register_openapi_security(provider: SecurityProvider) -> SecurityProvider:
 def openapi_security(app: object) -> list[OpenApiSecurity]:
     """What the registered providers describe for ``app``, in registration order."""
     return [found for provider in _security_providers if (found := provider(app)) is not None]
+
+
+#: The paths a pillar serves to callers that carry no credentials, for one App (passed as an
+#: opaque handle, ``None`` outside one) from the parsed configuration; empty while it serves none.
+PublicPathsProvider = Callable[[object], Iterable[str]]
+
+_public_path_providers: list[PublicPathsProvider] = []
+
+
+def register_public_paths(provider: PublicPathsProvider) -> PublicPathsProvider:
+    """Declare the paths ``provider`` names as public in every App (once): whatever an App's
+    guards protect (``[auth.protection]``), each lets a request for exactly one of these paths
+    through without credentials. fw's health endpoints and metrics scrape path are declared so:
+    an orchestrator's probe or a Prometheus server carries no token or session."""
+    if provider not in _public_path_providers:
+        _public_path_providers.append(provider)
+    return provider
+
+
+def public_paths(app: object) -> tuple[str, ...]:
+    """Every path the registered providers declare public for ``app``, once each, in
+    registration order; a guard (an authentication mode) exempts exactly these."""
+    return tuple(dict.fromkeys(path for provider in _public_path_providers for path in provider(app)))
 
 
 #: Builds a pillar's extension for one App (passed as an opaque handle, so pillars can scope

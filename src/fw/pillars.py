@@ -17,6 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+# fw's own configuration tables, registered as these modules load (with the facade, so before
+# anything parses, whichever parse it is: fw.configuration.load and parse_config included),
+# in this order: the server's and observability's, [session], each store engine's
+# [middleware.<engine>] (the store registry imports fw's engine declarations, which import no
+# driver, and widens auth.backend / session.backend with their names), then [auth].
+# isort: off
+import fw.settings
+import fw.auth.sessions.settings
+import fw.auth.stores.registry
+import fw.auth.settings  # noqa: F401
+
+# isort: on
+
 _installed = False
 
 

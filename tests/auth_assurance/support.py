@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
-from auth_oidc.support import layers
+from auth_oidc.support import provider_layers
 from pillars import the_pillar
 
 import fw
@@ -40,6 +40,7 @@ def policies_toml(entries: Sequence[Mapping[str, Any]]) -> str:
     return text
 
 
+# Each test app declares its own routes, as a project would; they share a route's shape, not code.
 def guarded_app() -> fw.App:
     """Pages and APIs behind each kind of guard, plus ``/me`` showing the session."""
     app = fw.App()
@@ -118,13 +119,7 @@ def open_guarded(
     **changes: Any,
 ) -> Iterator[tuple[BrowserClient, fw.App]]:
     """A browser-like client on :func:`guarded_app` in ``oidc_only`` (lifespan on), and the App."""
-    if isinstance(provider, TestIdentityProvider):
-        changes.setdefault("client_id", provider.client_id)
-        changes.setdefault("client_secret", provider.client_secret)
-        issuer = provider.issuer
-    else:
-        issuer = provider
-    arguments = layers(issuer, dsn, **changes)
+    arguments = provider_layers(provider, dsn, **changes)
     arguments["toml"] += policies_toml(policies)
     with configured(**arguments):
         app = guarded_app()

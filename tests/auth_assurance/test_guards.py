@@ -150,6 +150,7 @@ def test_a_zero_window_api_grant_satisfies_no_other_guarded_route_and_its_own_on
     assert client.post("/api/once").status_code == 401
 
 
+# The page twin of the API test above, kept apart so each grant's rule has its own name.
 def test_a_zero_window_page_grant_satisfies_no_other_guarded_route_and_its_own_once(
     guarded: Build, idp: TestIdentityProvider
 ) -> None:

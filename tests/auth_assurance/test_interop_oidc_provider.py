@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 from auth_oidc.test_interop_oidc_provider import submit_form
-from interop.conftest import RunningProvider, start_provider
+from interop.conftest import RunningProvider, relying_party, start_provider
 
 import fw
 from auth_assurance.support import (
@@ -44,17 +44,10 @@ def rp(
     provider = start_provider(
         {
             "clients": [
-                {
-                    "client_id": "fw-rp",
-                    "client_secret": secret,
-                    "grant_types": ["authorization_code"],
-                    "response_types": ["code"],
-                    "redirect_uris": [f"{ORIGIN}/auth/callback"],
-                    # Without it this provider (claims parameter off, so fw's request for an
-                    # essential auth_time is ignored) says auth_time only when max_age was sent:
-                    # see test_interop_sign_in_proof_time.py for both kinds of provider.
-                    "require_auth_time": require_auth_time,
-                }
+                # Without require_auth_time this provider (claims parameter off, so fw's request
+                # for an essential auth_time is ignored) says auth_time only when max_age was
+                # sent: see test_interop_sign_in_proof_time.py for both kinds of provider.
+                relying_party(secret, ORIGIN, require_auth_time=require_auth_time)
             ],
             "accounts": {
                 "alice": {"email": "alice@interop.test", "name": "Alice Interop"},

@@ -19,7 +19,7 @@ import httpx2
 import pytest
 from auth_oidc.test_interop_oidc_provider import submit_form
 from auth_passkey_modes.support import PasskeyBrowser, oidc_passkey_toml, user_app
-from interop.conftest import RunningProvider, start_provider
+from interop.conftest import RunningProvider, relying_party, start_provider
 
 import fw
 from auth_assurance.support import open_guarded, read_session
@@ -39,14 +39,7 @@ def provider_for(start: Start, secret: str, *, claims_parameter: bool) -> Runnin
     return start(
         {
             "clients": [
-                {
-                    "client_id": "fw-rp",
-                    "client_secret": secret,
-                    "grant_types": ["authorization_code"],
-                    "response_types": ["code"],
-                    "redirect_uris": [f"{ORIGIN}/auth/callback", f"{PASSKEY_ORIGIN}/auth/callback"],
-                    "require_auth_time": False,
-                }
+                relying_party(secret, ORIGIN, PASSKEY_ORIGIN, require_auth_time=False),
             ],
             "accounts": {"alice": {"email": "alice@interop.test", "name": "Alice Interop"}},
             "features": {"claimsParameter": {"enabled": claims_parameter}},

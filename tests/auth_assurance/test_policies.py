@@ -15,6 +15,7 @@ import fw
 from auth_assurance.support import POLICIES, policies_toml
 from fw.auth.assurance.policies import Policies
 from fw.auth.assurance.requirements import Window
+from fw.auth.settings import AssurancePolicy
 from fw.errors import ConfigError, StartupError
 from fw.testing import configured
 
@@ -95,7 +96,7 @@ def test_a_guarded_api_route_naming_a_configured_policy_starts(sqlite_dsn: str) 
 
 
 def test_policies_resolve_to_windows_and_requirements_to_their_own() -> None:
-    policies = Policies.from_settings([fw.settings.AssurancePolicy("p", timedelta(seconds=90), True)])
+    policies = Policies.from_settings([AssurancePolicy("p", timedelta(seconds=90), True)])
     assert policies.resolve(fw.auth.policy("p")) == Window(90, True)
     assert policies.resolve(fw.auth.policy("q")) is None
     assert policies.resolve(fw.auth.max_age(timedelta(minutes=2))) == Window(120, False)

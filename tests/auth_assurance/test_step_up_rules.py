@@ -12,8 +12,8 @@ import fw
 from auth_assurance.conftest import Build
 from auth_assurance.support import read_session, step_up_location, suspend_quietly
 from fw.auth.sessions.manager import SessionSummary
+from fw.auth.settings import Claim
 from fw.devidp import DevUser
-from fw.settings import Claim
 from fw.testing import BrowserClient, TestIdentityProvider
 
 
@@ -74,6 +74,7 @@ def test_a_zero_window_step_up_answered_from_an_earlier_sign_in_is_refused(
     unchanged(client, app, before)
 
 
+# Each step-up test arranges its own sign-in and session read so it reads whole; the answers differ.
 def test_a_step_up_answer_without_auth_time_is_a_failed_re_proof(
     guarded: Build, idp: TestIdentityProvider
 ) -> None:

@@ -11,14 +11,12 @@ from typing import Any
 
 import httpx2
 import pytest
-from auth_jwt.conftest import bearer, jwt_only, serving
+from auth_jwt.conftest import bearer, echo_sockets, jwt_only, serving
 from auth_jwt.settings import auth_settings, jwt_settings, revocation
 from backends import StoreBackend
-from starlette.middleware import Middleware
 
 from fw.auth.modes.jwt_only import JwtOnly
 from fw.auth.stores.rdb import RdbStore
-from fw.core.middleware import Pipeline
 from fw.errors import StartupError
 from fw.rdb.migrate import upgrade
 from fw.testing.issuer import LocalIssuer
@@ -89,6 +87,7 @@ async def test_a_replayed_proof_is_refused(issuer: LocalIssuer, sqlite_store: st
     assert 'error="invalid_dpop_proof"' in challenge(replay)
 
 
+# The two-process twin of the test above, kept apart so each replay has its own name.
 async def test_a_proof_replayed_against_another_process_sharing_the_store_is_refused(
     issuer: LocalIssuer, store: StoreBackend
 ) -> None:
@@ -117,6 +116,7 @@ async def test_dpop_refuses_to_start_without_the_store_of_its_replay_record(
         assert (await http.get("/api/me", headers=bearer(issuer.mint()))).status_code == 200
 
 
+# Alike in shape to _broken (auth_jwt/test_revocation.py): each swaps a different store of the extension.
 @contextlib.asynccontextmanager
 async def unreachable_replay_record(extension: JwtOnly) -> AsyncIterator[None]:
     """The gate's replay record moved to a database nobody listens for (a closed loopback port)."""
@@ -278,29 +278,11 @@ def test_nonces_without_dpop_are_refused_at_startup(issuer: LocalIssuer) -> None
 def test_a_websocket_handshake_is_proven_as_the_http_get_it_starts_as(
     issuer: LocalIssuer, sqlite_store: str
 ) -> None:
-    from starlette.applications import Starlette
-    from starlette.routing import WebSocketRoute
     from starlette.testclient import TestClient
-    from starlette.websockets import WebSocket, WebSocketDisconnect
-
-    async def echo(websocket: WebSocket) -> None:
-        await websocket.accept()
-        await websocket.send_text("hello")
-        await websocket.close()
+    from starlette.websockets import WebSocketDisconnect
 
     extension = jwt_only(settings(issuer, "required"), sqlite_store)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        await extension.startup()
-        yield
-        await extension.shutdown()
-
-    app = Starlette(
-        routes=[WebSocketRoute("/api/ws", echo)],
-        middleware=[Middleware(Pipeline, middleware=extension.middleware())],
-        lifespan=lifespan,
-    )
+    app = echo_sockets(extension, "/api/ws")
     client = DpopClient()
     token = bound_token(issuer, client)
     with TestClient(app) as http:

@@ -116,6 +116,7 @@ async def test_a_proof_naming_the_requested_uri_is_accepted_however_it_is_encode
     assert response.json()["raw_path"] == requested  # the server saw the path as it was sent
 
 
+# The mirror of the test above (accepted there, refused here), kept apart so each outcome has its name.
 @HTTP_PARSERS
 @pytest.mark.parametrize("case", list(DIFFERENT))
 async def test_a_proof_naming_another_uri_is_refused(

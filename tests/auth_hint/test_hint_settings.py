@@ -13,8 +13,8 @@ from auth_presence.support import toml_for
 
 import fw
 import fw.configuration.registry as registry
+from fw.auth.settings import AuthSettings
 from fw.errors import StartupError
-from fw.settings import AuthSettings
 
 HTTPS_OIDC = {
     "issuer": "https://id.example.com",

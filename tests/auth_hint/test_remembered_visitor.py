@@ -113,6 +113,7 @@ def test_an_expired_note_reads_as_nobody(sqlite_dsn: str, clock: Clock) -> None:
         assert any(c.startswith("fw_visitor=;") and "Max-Age=0" in c for c in set_cookies(answer))
 
 
+# The idle twin of the expiry test above, kept apart so each way a note ends has its name.
 def test_a_note_left_alone_for_the_idle_timeout_reads_as_nobody(sqlite_dsn: str, clock: Clock) -> None:
     hint = {"hint": {"enabled": True, "ttl": "720h", "idle_timeout": "1h"}}
     with signed_in("oidc_only", sqlite_dsn, assurance=hint) as tab:

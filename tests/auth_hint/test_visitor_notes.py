@@ -11,7 +11,7 @@ from starlette.requests import Request
 from fw.auth.assurance.hint import RememberedVisitor
 from fw.auth.assurance.hint_cookie import HINT_COOKIE, VisitorNotes, identifier_of
 from fw.auth.sessions.seal import Sealer, secret_bytes
-from fw.settings import AssuranceHint
+from fw.auth.settings import AssuranceHint
 
 SECRET = secrets.token_urlsafe(32)
 NOW = 1_750_000_000.0

@@ -17,15 +17,16 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
 
 import fw
 import fw.auth
 from fw.auth.modes.jwt_only import JwtOnly
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.select import middleware_settings
 from fw.core.middleware import Pipeline
 from fw.rdb.migrate import upgrade
-from fw.settings import AuthSettings
 from fw.testing.issuer import LocalIssuer
 
 _PG_DATABASE = f"fw_test_jwt_{os.getpid()}"
@@ -122,6 +123,27 @@ def jwt_only(
     return JwtOnly(store.auth(auth), store.middleware, app=app, jwks_refetch_cooldown=cooldown)
 
 
+def echo_sockets(extension: JwtOnly, *paths: str) -> Starlette:
+    """Websockets at ``paths`` that greet with ``hello``, behind the extension (started by the lifespan)."""
+
+    async def echo(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text("hello")
+        await websocket.close()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        await extension.startup()
+        yield
+        await extension.shutdown()
+
+    return Starlette(
+        routes=[WebSocketRoute(path, echo) for path in paths],
+        middleware=[Middleware(Pipeline, middleware=extension.middleware())],
+        lifespan=lifespan,
+    )
+
+
 def api(extension: JwtOnly) -> Starlette:
     routes = [Route("/api/me", _me), Route("/public", _me), Route("/api/open/page", _me)]
     return Starlette(routes=routes, middleware=[Middleware(Pipeline, middleware=extension.middleware())])
@@ -129,11 +151,15 @@ def api(extension: JwtOnly) -> Starlette:
 
 @contextlib.asynccontextmanager
 async def serving(
-    auth: AuthSettings, store: StoreBackend | str = "sqlite:///unused.sqlite3", *, cooldown: float = 30.0
+    auth: AuthSettings,
+    store: StoreBackend | str = "sqlite:///unused.sqlite3",
+    *,
+    app: object | None = None,
+    cooldown: float = 30.0,
 ) -> AsyncIterator[tuple[httpx2.AsyncClient, JwtOnly]]:
-    """Start the jwt_only extension on ``store`` (an engine under test, or an rdb DSN) and talk to a
-    small API through it."""
-    extension = jwt_only(auth, store, cooldown=cooldown)
+    """Start the jwt_only extension on ``store`` (an engine under test, or an rdb DSN), for ``app``
+    where one is named, and talk to a small API through it."""
+    extension = jwt_only(auth, store, app=app, cooldown=cooldown)
     await extension.startup()
     try:
         transport = httpx2.ASGITransport(app=api(extension))

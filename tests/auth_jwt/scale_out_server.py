@@ -12,8 +12,9 @@ import sys
 import fw
 import fw.auth
 from fw import configuration
+from fw.auth.settings import AuthSettings
+from fw.auth.stores.engines.rdb import RdbSettings
 from fw.background import serve_announced
-from fw.settings import AuthSettings, MiddlewareSettings
 
 app = fw.App()
 
@@ -32,7 +33,7 @@ async def revoke(request: fw.Request) -> fw.Response:
 
 
 def main() -> None:
-    for cls, prefix in ((AuthSettings, "auth"), (MiddlewareSettings, "middleware")):
+    for cls, prefix in ((AuthSettings, "auth"), (RdbSettings, "middleware.rdb")):
         if not any(r.cls is cls for r in configuration.registry.state().configs.values()):
             configuration.register_config(cls, prefix)
     configuration.parse_config(["--config-path", sys.argv[1]])

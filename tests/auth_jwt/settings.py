@@ -8,8 +8,8 @@ from typing import Any
 
 import fw
 from fw.auth.modes.base import ModeSettings
-from fw.auth.stores.select import middleware_settings
-from fw.settings import (
+from fw.auth.sessions.settings import SessionKeyring, SessionSettings
+from fw.auth.settings import (
     Assurance,
     AssuranceHint,
     AssurancePresence,
@@ -25,9 +25,8 @@ from fw.settings import (
     Recovery,
     Registration,
     Revocation,
-    SessionKeyring,
-    SessionSettings,
 )
+from fw.auth.stores.select import middleware_settings
 
 
 def claim() -> Claim:
@@ -86,6 +85,7 @@ def auth_settings(
             unauthenticated="redirect",
         ),
         session=AuthSession(ttl=timedelta(hours=24), idle_timeout=timedelta(0)),
+        # Every field spelled out (no defaults to lean on): the tables share field names, not values.
         oidc=OidcSettings(
             issuer="",
             client_id="",
@@ -146,4 +146,4 @@ def mode_settings(auth: AuthSettings, dsn: str = "sqlite:///x", *, sessions: boo
         redis_url="redis://127.0.0.1:6379/0",
         keyring=SessionKeyring(secret=""),
     )
-    return ModeSettings(auth=auth, session=session, middleware=middleware_settings(dsn), lookup=fw.config)
+    return ModeSettings(auth=auth, session=session, stores=middleware_settings(dsn), lookup=fw.config)

@@ -15,12 +15,15 @@ import fw
 import fw.auth
 from fw import configuration
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware
+from fw.auth.settings import AuthSettings
+from fw.auth.stores.engines.rdb import RdbSettings
 from fw.cli import main as fw_command
 from fw.core.serve import RequestPath
 from fw.errors import ConfigError, StartupError
 from fw.rdb.migrate import upgrade
-from fw.settings import AuthSettings, MiddlewareSettings
 from fw.testing.issuer import LocalIssuer
+
+from .config_file import jwt_only_toml
 
 Configure = Callable[..., list[str]]
 
@@ -35,7 +38,7 @@ def configure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Confi
         for name, value in (env or {}).items():
             monkeypatch.setenv(name, value)
         configuration.reset()
-        for cls, prefix in ((AuthSettings, "auth"), (MiddlewareSettings, "middleware")):
+        for cls, prefix in ((AuthSettings, "auth"), (RdbSettings, "middleware.rdb")):
             if not any(r.cls is cls for r in configuration.registry.state().configs.values()):
                 configuration.register_config(cls, prefix)
         argv = ["--config-path", str(path)]
@@ -48,25 +51,9 @@ def configure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Confi
 
 
 def _toml(issuer: LocalIssuer, dsn: str = "", *, revocation: str = "off", extra: str = "") -> str:
-    return f"""
-[auth]
-enabled = true
-mode = "jwt_only"
-protection.include = ["/api/"]
-
-[auth.jwt]
-issuer = "{issuer.url}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "{revocation}"
-{extra}
-
-[middleware.rdb]
-dsn = "{dsn or "sqlite:///fw.sqlite3"}"
-"""
+    jwt = f"{extra}\n" if extra else ""
+    rdb = f'\n[middleware.rdb]\ndsn = "{dsn or "sqlite:///fw.sqlite3"}"\n'
+    return jwt_only_toml(issuer.url, revocation=revocation, jwt=jwt) + rdb
 
 
 def _app() -> fw.App:

@@ -9,14 +9,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from starlette.middleware import Middleware
 
 from fw.auth.modes.jwt_only.middleware import _authorization
 from fw.auth.tokens.jws import MAX_TOKEN_BYTES
-from fw.core.middleware import Pipeline
 from fw.testing.issuer import LocalIssuer
 
-from .conftest import bearer, jwt_only, serving
+from .conftest import bearer, echo_sockets, jwt_only, serving
 from .settings import auth_settings, jwt_settings
 
 
@@ -245,7 +243,7 @@ async def test_an_issuer_under_a_path_is_discovered_with_both_metadata_styles() 
 
 
 async def test_claim_admission_checks_the_value_at_a_json_pointer(issuer: LocalIssuer) -> None:
-    from fw.settings import Claim
+    from fw.auth.settings import Claim
 
     settings = auth_settings(
         jwt_settings(issuer.url, admission="claim", claim=Claim("/org/roles", ["admin", "ops"], "any"))
@@ -267,32 +265,11 @@ async def test_another_identity_claim_becomes_the_account_id(issuer: LocalIssuer
 
 
 def test_an_anonymous_websocket_on_a_protected_path_is_closed(issuer: LocalIssuer) -> None:
-    import contextlib
-    from collections.abc import AsyncIterator
-
-    from starlette.applications import Starlette
-    from starlette.routing import WebSocketRoute
     from starlette.testclient import TestClient
-    from starlette.websockets import WebSocket, WebSocketDisconnect
-
-    async def echo(websocket: WebSocket) -> None:
-        await websocket.accept()
-        await websocket.send_text("hello")
-        await websocket.close()
+    from starlette.websockets import WebSocketDisconnect
 
     extension = jwt_only(auth_settings(jwt_settings(issuer.url)), "sqlite:///unused.sqlite3")
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        await extension.startup()
-        yield
-        await extension.shutdown()
-
-    app = Starlette(
-        routes=[WebSocketRoute("/api/ws", echo), WebSocketRoute("/ws", echo)],
-        middleware=[Middleware(Pipeline, middleware=extension.middleware())],
-        lifespan=lifespan,
-    )
+    app = echo_sockets(extension, "/api/ws", "/ws")
     with TestClient(app) as client:
         with client.websocket_connect("/ws") as open_socket:
             assert open_socket.receive_text() == "hello"

@@ -16,11 +16,11 @@ import pytest
 from sqlalchemy import inspect, text
 
 from fw import configuration
+from fw.auth.stores.engines.rdb import RdbSettings
 from fw.cli import main as fw_command
 from fw.errors import StartupError
 from fw.rdb import create_engine
 from fw.rdb.migrate import APP_VERSION_TABLE, VERSION_TABLE, application_chain, upgrade
-from fw.settings import MiddlewareSettings
 
 _FRESH = f"fw_test_jwt_migrate_{os.getpid()}"
 
@@ -230,8 +230,8 @@ def rdb_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list
     path = tmp_path / "config.toml"
     path.write_text(f'[middleware.rdb]\ndsn = "sqlite:///{tmp_path / "cli.sqlite3"}"\n')
     configuration.reset()
-    if not any(r.cls is MiddlewareSettings for r in configuration.registry.state().configs.values()):
-        configuration.register_config(MiddlewareSettings, "middleware")
+    if not any(r.cls is RdbSettings for r in configuration.registry.state().configs.values()):
+        configuration.register_config(RdbSettings, "middleware.rdb")
     monkeypatch.chdir(tmp_path)
     yield ["--config-path", str(path)]
     configuration.reset()

@@ -154,6 +154,13 @@ async def test_entries_expire_after_max_token_lifetime(rdb_store: str) -> None:
         await engine.dispose()
 
 
+async def _revoke_elsewhere(dsn: str, issuer_url: str, jti: str) -> None:
+    """Another process revokes the token (a store of its own, not this App's)."""
+    engine = create_engine(dsn)
+    await RdbRevocations(engine).put(issuer_url, "token", jti, "", timedelta(hours=1))
+    await engine.dispose()
+
+
 async def test_a_revocation_made_elsewhere_may_pass_for_up_to_the_propagation_delay(
     issuer: LocalIssuer, sqlite_store: str
 ) -> None:
@@ -164,10 +171,7 @@ async def test_a_revocation_made_elsewhere_may_pass_for_up_to_the_propagation_de
     token = issuer.mint(token_id=jti)
     async with serving(settings, sqlite_store) as (client, _):
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
-        # Another process revokes (a store of its own, not this App's).
-        engine = create_engine(sqlite_store)
-        await RdbRevocations(engine).put(issuer.url, "token", jti, "", timedelta(hours=1))
-        await engine.dispose()
+        await _revoke_elsewhere(sqlite_store, issuer.url, jti)
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200  # cached answer
         await fw.auth.revoke_token(issuer.url, jti)  # through this process: visible at once
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
@@ -181,9 +185,7 @@ async def test_with_zero_delay_the_store_is_read_on_every_request(
     token = issuer.mint(token_id=jti)
     async with serving(settings, sqlite_store) as (client, _):
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
-        engine = create_engine(sqlite_store)
-        await RdbRevocations(engine).put(issuer.url, "token", jti, "", timedelta(hours=1))
-        await engine.dispose()
+        await _revoke_elsewhere(sqlite_store, issuer.url, jti)
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
 
 
@@ -257,24 +259,22 @@ async def _broken(extension: object) -> AsyncIterator[None]:
 
     assert isinstance(extension, JwtOnly)
     assert extension.running is not None and extension.running.revocation is not None
-    middleware = extension.store_settings
-    dead = replace(
-        middleware,
-        rdb=replace(middleware.rdb, dsn="postgresql://fw@127.0.0.1:9/unreachable"),
-        dynamo=replace(middleware.dynamo, endpoint_url="http://127.0.0.1:9"),
-        firestore=replace(middleware.firestore, emulator_host="127.0.0.1:9"),
-    )
+    where = extension.store_settings
     broken: AuthStore
     if extension.auth.backend == "firestore":
+        from fw.auth.stores.engines.firestore import FirestoreSettings
         from fw.auth.stores.firestore import FirestoreStore
 
-        broken = FirestoreStore.open(dead.firestore, patience=0)
+        broken = FirestoreStore.open(
+            replace(where.table(FirestoreSettings), emulator_host="127.0.0.1:9"), patience=0
+        )
     elif extension.auth.backend == "dynamo":
         from fw.auth.stores.dynamo import DynamoStore
+        from fw.auth.stores.engines.dynamo import DynamoSettings
 
-        broken = DynamoStore.open(dead.dynamo)
+        broken = DynamoStore.open(replace(where.table(DynamoSettings), endpoint_url="http://127.0.0.1:9"))
     else:
-        broken = RdbStore.open(dead.rdb.dsn)
+        broken = RdbStore.open("postgresql://fw@127.0.0.1:9/unreachable")
     lent = runtime.find(None)
     assert lent is not None
     working = lent.store
@@ -387,14 +387,8 @@ async def _running_app(issuer: LocalIssuer, dsn: str) -> AsyncIterator[tuple[htt
     """A jwt_only extension started for its own App, as the plugin builds it."""
     app = fw.App()
     settings = auth_settings(jwt_settings(issuer.url, revocation=revocation("token")))
-    extension = jwt_only(settings, dsn, app=app)
-    await extension.startup()
-    try:
-        transport = httpx2.ASGITransport(app=api(extension))
-        async with httpx2.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            yield client, app
-    finally:
-        await extension.shutdown()
+    async with serving(settings, dsn, app=app) as (client, _):
+        yield client, app
 
 
 async def test_revocation_calls_act_on_the_app_named_by_app(

@@ -17,6 +17,8 @@ from backends import StoreBackend, store_backend_for
 
 from fw.testing.issuer import LocalIssuer
 
+from .config_file import jwt_only_toml
+
 SERVER = Path(__file__).with_name("scale_out_server.py")
 
 
@@ -33,25 +35,9 @@ def app_process(issuer: str, store: StoreBackend, delay: float, workdir: Path) -
         f"\n[middleware.{name}]\n" + "".join(f'{key} = "{value}"\n' for key, value in table.items())
         for name, table in store.tables().items()
     )
-    config.write_text(
-        f"""
-[auth]
-enabled = true
-backend = "{store.name}"
-mode = "jwt_only"
-protection.include = ["/api/"]
-
-[auth.jwt]
-issuer = "{issuer}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "both"
-revocation.max_propagation_delay = "{int(delay * 1000)}ms"
-{middleware}"""
-    )
+    delay_ms = f'revocation.max_propagation_delay = "{int(delay * 1000)}ms"\n'
+    backend = f'backend = "{store.name}"\n'
+    config.write_text(jwt_only_toml(issuer, revocation="both", auth=backend, jwt=delay_ms) + middleware)
     errors = config.with_suffix(".stderr")
     with errors.open("w") as stderr:  # a file, not a pipe: nothing can block on a full buffer
         process = subprocess.Popen(

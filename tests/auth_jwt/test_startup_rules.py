@@ -10,8 +10,8 @@ import pytest
 from fw.auth import plugin
 from fw.auth.modes.rules import SourceOf
 from fw.auth.plugin import Refused, build_extension
+from fw.auth.settings import AuthSettings, Claim
 from fw.errors import StartupError
-from fw.settings import AuthSettings, Claim
 from fw.testing.issuer import LocalIssuer
 
 from .conftest import serving

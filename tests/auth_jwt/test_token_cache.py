@@ -267,6 +267,7 @@ async def test_a_change_of_key_set_drops_every_entry() -> None:
     assert verifier.cache is not None and len(verifier.cache) == 0
 
 
+# Each test builds its own issuer, keys, clock and cached token so it reads whole; the outcomes differ.
 async def test_a_key_the_issuer_withdrew_stops_vouching_for_cached_tokens() -> None:
     issuer = LocalIssuer()
     keys, clock = Keys(issuer), Clock()
@@ -341,6 +342,7 @@ def test_a_size_of_zero_means_no_cache_at_all() -> None:
 
 
 # Through the jwt_only middleware ----------------------------------------------------------------
+# Arranged like the revocation tests (test_revocation.py) on purpose: each test reads whole.
 async def test_revocation_still_runs_on_every_request_for_a_cached_token(
     issuer: LocalIssuer, sqlite_store: str
 ) -> None:
@@ -379,7 +381,7 @@ async def test_the_configured_size_reaches_the_verifier_and_zero_turns_it_off(is
 
 
 def test_the_default_size_is_1024_in_the_configuration_and_the_settings_class() -> None:
-    loader = LOADERS["fw.settings:AuthSettings"]
+    loader = LOADERS["fw.auth.settings:AuthSettings"]
     field = next(f for f in loader.fields if f.key == "auth.jwt.token_cache_size")
     assert field.default == 1024
     assert jwt_settings("https://issuer.example").token_cache_size == 1024

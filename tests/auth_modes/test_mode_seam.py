@@ -92,6 +92,7 @@ class Door:
         return JSONResponse({"open": True, "visitor": principal.account_id, "knocks": principal.knocks})
 
 
+# The whole Mode protocol spelled out, as a project's own mode writes it (sketch.py does the same).
 class DoorMode:
     """The ``door`` mode as the registry sees it."""
 

@@ -9,8 +9,8 @@ import pytest
 from auth_jwt.settings import auth_settings, jwt_settings, mode_settings
 
 from fw.auth import plugin
+from fw.auth.settings import AuthSettings
 from fw.errors import ConfigError, StartupError
-from fw.settings import AuthSettings
 from fw.testing import configured
 
 

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from auth_oidc.support import session_settings, to_toml
 
 import fw
+from auth_oauth.support import oauth_layers
 from fw.testing import BrowserClient, TestOAuthProvider, configured, oauth_provider
 
 
@@ -18,33 +18,6 @@ def x() -> Iterator[TestOAuthProvider]:
     """The stand-in, signing alice in without showing its picker."""
     with oauth_provider(login_user="alice") as running:
         yield running
-
-
-def oauth_layers(
-    x: TestOAuthProvider, dsn: str, *, oauth: dict[str, Any] | None = None, **auth: Any
-) -> dict[str, Any]:
-    """``configured(**...)`` arguments for a working ``oauth_only`` app with these changes."""
-    table: dict[str, Any] = {
-        "provider": "x",
-        "client_id": x.client_id,
-        "allow_loopback_http": True,
-        "authorization_endpoint": x.authorization_endpoint,
-        "token_endpoint": x.token_endpoint,
-        "user_endpoint": x.user_endpoint,
-    }
-    table.update(oauth or {})
-    tables = {
-        "auth": {
-            "enabled": True,
-            "mode": "oauth_only",
-            "protection": {"include": ["/private/"]},
-            **auth,
-            "oauth": table,
-        },
-        "session": session_settings(),
-        "middleware": {"rdb": {"dsn": dsn}},
-    }
-    return {"toml": to_toml(tables), "env": {"AUTH_OAUTH_CLIENT_SECRET": x.client_secret}}
 
 
 def make_app() -> fw.App:

@@ -4,10 +4,43 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+from auth_oidc.support import session_settings, to_toml
 
 from fw.testing import BrowserClient, TestOAuthProvider
+
+
+def x_table(x: TestOAuthProvider) -> dict[str, Any]:
+    """The ``[auth.oauth]`` table of a project signing in at this X stand-in."""
+    return {
+        "provider": "x",
+        "client_id": x.client_id,
+        "allow_loopback_http": True,
+        "authorization_endpoint": x.authorization_endpoint,
+        "token_endpoint": x.token_endpoint,
+        "user_endpoint": x.user_endpoint,
+    }
+
+
+def oauth_layers(
+    x: TestOAuthProvider, dsn: str, *, oauth: dict[str, Any] | None = None, **auth: Any
+) -> dict[str, Any]:
+    """``configured(**...)`` arguments for a working ``oauth_only`` app with these changes."""
+    table = {**x_table(x), **(oauth or {})}
+    tables = {
+        "auth": {
+            "enabled": True,
+            "mode": "oauth_only",
+            "protection": {"include": ["/private/"]},
+            **auth,
+            "oauth": table,
+        },
+        "session": session_settings(),
+        "middleware": {"rdb": {"dsn": dsn}},
+    }
+    return {"toml": to_toml(tables), "env": {"AUTH_OAUTH_CLIENT_SECRET": x.client_secret}}
 
 
 def database_file(dsn: str) -> Path:

@@ -15,12 +15,13 @@ import pytest
 from auth_assurance.support import policies_toml
 
 import fw
-from auth_oauth.conftest import oauth_layers
+from auth_oauth.support import oauth_layers
 from fw.testing import BrowserClient, TestOAuthProvider, configured
 
 POLICIES = ({"name": "fresh", "max_age": "1s", "confirm": False}, {"name": "each_time", "max_age": "0s"})
 
 
+# Each guarded route is declared for itself, as a project would; they share a route's shape, not code.
 def guarded_app() -> fw.App:
     app = fw.App()
 

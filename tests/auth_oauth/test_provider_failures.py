@@ -98,7 +98,8 @@ def test_a_token_error_is_a_400_naming_it(
 def test_a_wrong_client_secret_is_refused_by_the_token_endpoint(
     x: TestOAuthProvider, sqlite_dsn: str, caplog: pytest.LogCaptureFixture, browser: Any
 ) -> None:
-    from auth_oauth.conftest import make_app, oauth_layers
+    from auth_oauth.conftest import make_app
+    from auth_oauth.support import oauth_layers
     from fw.testing import BrowserClient, configured
 
     layers = oauth_layers(x, sqlite_dsn)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import fw
-from auth_oauth.conftest import oauth_layers
+from auth_oauth.support import oauth_layers
 from fw.testing import TestOAuthProvider, configured
 
 

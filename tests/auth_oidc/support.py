@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from backends import StoreBackend
 from joserfc import jwt
@@ -55,7 +56,7 @@ def layers(
 ) -> dict[str, Any]:
     """``configured(**layers(...))`` arguments for ``oidc_only`` with these changes.
 
-    Values may be dataclass instances (``fw.settings.Claim``, ``Protection``...): they are
+    Values may be dataclass instances (``fw.auth.settings.Claim``, ``Protection``...): they are
     written as the tables they stand for. ``dsn`` is the relational store, or an engine under test
     (:class:`~backends.StoreBackend`) that then keeps the auth records and, unless ``session`` says
     otherwise, the sessions.
@@ -168,6 +169,29 @@ def login_extension(app: fw.App) -> OidcOnly:
     return extension
 
 
+def with_query(url: str, **changes: str | None) -> str:
+    """``url`` with these query parameters set, or removed where ``None``."""
+    parts = urlsplit(url)
+    query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    for key, value in changes.items():
+        if value is None:
+            query.pop(key, None)
+        else:
+            query[key] = value
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def provider_layers(
+    provider: TestIdentityProvider | str, dsn: str | StoreBackend, **changes: Any
+) -> dict[str, Any]:
+    """:func:`layers` for this provider: a running one lends its client ID and secret, an issuer URL none."""
+    if isinstance(provider, TestIdentityProvider):
+        changes.setdefault("client_id", provider.client_id)
+        changes.setdefault("client_secret", provider.client_secret)
+        return layers(provider.issuer, dsn, **changes)
+    return layers(provider, dsn, **changes)
+
+
 @contextlib.contextmanager
 def open_browser(
     provider: TestIdentityProvider | str,
@@ -177,16 +201,24 @@ def open_browser(
     **changes: Any,
 ) -> Iterator[tuple[BrowserClient, OidcOnly]]:
     """A browser-like client on an App configured with :func:`layers` (lifespan on)."""
-    if isinstance(provider, TestIdentityProvider):
-        changes.setdefault("client_id", provider.client_id)
-        changes.setdefault("client_secret", provider.client_secret)
-        issuer = provider.issuer
-    else:
-        issuer = provider
-    with configured(**layers(issuer, dsn, **changes)):
+    with configured(**provider_layers(provider, dsn, **changes)):
         app = make_app()
         with BrowserClient(app, provider, base_url=base_url) as client:
             yield client, login_extension(app)
+
+
+def logout_claims(idp: TestIdentityProvider) -> dict[str, Any]:
+    """The claims of a valid logout token for ``alice`` from ``idp``, good for two minutes."""
+    now = int(time.time())
+    return {
+        "iss": idp.issuer,
+        "aud": idp.client_id,
+        "iat": now,
+        "exp": now + 120,
+        "jti": uuid.uuid4().hex,
+        "sub": "alice",
+        "events": {BACKCHANNEL_EVENT: {}},
+    }
 
 
 def logout_token(
@@ -198,17 +230,7 @@ def logout_token(
 ) -> str:
     """A logout token for ``alice`` from ``idp``; ``claims``/``header`` entries ``None`` are removed."""
     signing = key or idp.running.provider.key
-    now = int(time.time())
-    body: dict[str, Any] = {
-        "iss": idp.issuer,
-        "aud": idp.client_id,
-        "iat": now,
-        "exp": now + 120,
-        "jti": uuid.uuid4().hex,
-        "sub": "alice",
-        "events": {BACKCHANNEL_EVENT: {}},
-    }
-    body.update(claims or {})
+    body = {**logout_claims(idp), **(claims or {})}
     head: dict[str, Any] = {"alg": "RS256", "kid": signing.kid, "typ": "logout+jwt"}
     head.update(header or {})
     body = {k: v for k, v in body.items() if v is not None}

@@ -46,7 +46,7 @@ def test_an_identity_without_the_identity_claim_is_refused(browser: Build) -> No
 
 
 def test_admission_claim_admits_only_matching_identities(browser: Build, idp: TestIdentityProvider) -> None:
-    from fw.settings import Claim
+    from fw.auth.settings import Claim
 
     idp.add_user(DevUser("staff", "Staff", "s@example.test", {"groups": ["staff", "x"]}))
     client, _ = browser(oidc={"admission": "claim", "claim": Claim("/groups", ["staff"], "any")})

@@ -10,14 +10,13 @@ from __future__ import annotations
 import base64
 import json
 import time
-import uuid
 from typing import Any
 
 import pytest
 from joserfc.jwk import RSAKey
 
 from auth_oidc.conftest import Build
-from auth_oidc.support import logout_token, session_settings
+from auth_oidc.support import logout_claims, logout_token, session_settings
 from fw import configuration
 from fw.auth.oidc.backchannel import BACKCHANNEL_EVENT, check_logout_claims
 from fw.auth.oidc.exchange import LEEWAY
@@ -121,17 +120,7 @@ def _unsigned(idp: TestIdentityProvider) -> str:
     def part(value: dict[str, Any]) -> str:
         return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
 
-    now = int(time.time())
-    claims = {
-        "iss": idp.issuer,
-        "aud": idp.client_id,
-        "iat": now,
-        "exp": now + 60,
-        "jti": uuid.uuid4().hex,
-        "sub": "alice",
-        "events": {BACKCHANNEL_EVENT: {}},
-    }
-    return f"{part({'alg': 'none', 'typ': 'logout+jwt'})}.{part(claims)}."
+    return f"{part({'alg': 'none', 'typ': 'logout+jwt'})}.{part(logout_claims(idp))}."
 
 
 def test_a_logout_token_signed_with_a_key_the_provider_does_not_publish_is_refused(

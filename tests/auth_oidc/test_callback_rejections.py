@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from joserfc import jwt
 
 from auth_oidc.conftest import Build
+from auth_oidc.support import with_query
 from fw.testing import BrowserClient, TestIdentityProvider
 
 
@@ -16,17 +17,6 @@ def callback_url(client: BrowserClient) -> str:
     to_provider = client.get("/auth/login", follow_redirects=False)
     back = client.get(to_provider.headers["location"], follow_redirects=False)
     return str(back.headers["location"])
-
-
-def with_query(url: str, **changes: str | None) -> str:
-    parts = urlsplit(url)
-    query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-    for key, value in changes.items():
-        if value is None:
-            query.pop(key, None)
-        else:
-            query[key] = value
-    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def assert_rejected(

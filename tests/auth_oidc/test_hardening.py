@@ -259,6 +259,7 @@ def test_an_answer_without_iss_is_refused_when_the_provider_promises_it(
     assert not signed_in(client)
 
 
+# Each test opens its own browser and signs in (two lines) so it reads whole; the outcomes differ.
 def test_an_answer_without_iss_is_accepted_from_a_provider_that_never_promised_it(
     browser: Build, idp: TestIdentityProvider
 ) -> None:

@@ -10,14 +10,16 @@ import contextlib
 import re
 import secrets
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from interop.conftest import RunningProvider, start_provider
+from interop.conftest import RunningProvider, relying_party, start_provider
 
 from auth_oidc.support import open_browser
+from fw.auth.modes.oidc_only import OidcOnly
 from fw.testing import BrowserClient
 
 __all__ = ["start_provider"]  # the harness fixture, used below
@@ -25,18 +27,18 @@ __all__ = ["start_provider"]  # the harness fixture, used below
 ORIGIN = "http://localhost:8000"
 
 
+def fw_rp_browser(
+    issuer: str, dsn: str, secret: str, **changes: Any
+) -> AbstractContextManager[tuple[BrowserClient, OidcOnly]]:
+    """A browser on an App of this origin signing in at ``issuer`` as the registered ``fw-rp``."""
+    return open_browser(issuer, dsn, base_url=ORIGIN, client_id="fw-rp", client_secret=secret, **changes)
+
+
 def configure(start: Callable[[dict[str, Any]], RunningProvider], secret: str) -> RunningProvider:
     return start(
         {
             "clients": [
-                {
-                    "client_id": "fw-rp",
-                    "client_secret": secret,
-                    "grant_types": ["authorization_code"],
-                    "response_types": ["code"],
-                    "redirect_uris": [f"{ORIGIN}/auth/callback"],
-                    "post_logout_redirect_uris": [f"{ORIGIN}/"],
-                }
+                relying_party(secret, ORIGIN, post_logout_redirect_uris=[f"{ORIGIN}/"]),
             ],
             "accounts": {"alice": {"email": "alice@interop.test", "name": "Alice Interop"}},
         }
@@ -59,15 +61,10 @@ def rp(start_provider: Callable[[dict[str, Any]], RunningProvider], sqlite_dsn: 
 
     @contextlib.contextmanager
     def build(**oidc: Any) -> Iterator[BrowserClient]:
-        with open_browser(
-            provider.issuer,
-            sqlite_dsn,
-            base_url=ORIGIN,
-            client_id="fw-rp",
-            client_secret=secret,
-            oidc=oidc,
-            post_login_path="/me",
-        ) as (client, _):
+        with fw_rp_browser(provider.issuer, sqlite_dsn, secret, oidc=oidc, post_login_path="/me") as (
+            client,
+            _,
+        ):
             yield client
 
     return provider, build

@@ -21,15 +21,14 @@ from typing import Any
 
 import httpx2
 import pytest
-from interop.conftest import RunningProvider, start_provider
+from interop.conftest import RunningProvider, relying_party, start_provider
 from local_servers import free_port
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from auth_oidc.support import open_browser
-from auth_oidc.test_interop_oidc_provider import sign_in
+from auth_oidc.test_interop_oidc_provider import fw_rp_browser, sign_in
 from fw.background import BackgroundServer
 
 __all__ = ["start_provider"]  # the harness fixture, used below
@@ -90,13 +89,7 @@ def proxied(start_provider: Callable[[dict[str, Any]], RunningProvider]) -> Iter
         proxy = Proxy(port, public_host).__enter__()
         proxies.append(proxy)
         secret = secrets.token_urlsafe(16)
-        client = {
-            "client_id": "fw-rp",
-            "client_secret": secret,
-            "grant_types": ["authorization_code"],
-            "response_types": ["code"],
-            "redirect_uris": [f"{ORIGIN}/auth/callback"],
-        }
+        client = relying_party(secret, ORIGIN)
         config = {"port": port, "issuer": proxy.url, "clients": [client], "accounts": {"alice": {}}}
         return start_provider(config), secret
 
@@ -111,14 +104,7 @@ def test_behind_a_proxy_passing_host_and_scheme_the_sign_in_works_through_it(
     provider, secret = proxied(None)
     document = httpx2.get(f"{provider.issuer}/.well-known/openid-configuration", timeout=10).json()
     assert document["token_endpoint"].startswith(provider.issuer)  # the proxy's own address
-    with open_browser(
-        provider.issuer,
-        sqlite_dsn,
-        base_url=ORIGIN,
-        client_id="fw-rp",
-        client_secret=secret,
-        post_login_path="/me",
-    ) as (client, _):
+    with fw_rp_browser(provider.issuer, sqlite_dsn, secret, post_login_path="/me") as (client, _):
         landed = sign_in(client)
         assert landed.status_code == 200, landed.text
         assert landed.json()["key"] == "alice"
@@ -132,12 +118,7 @@ def test_behind_a_proxy_that_loses_the_scheme_no_login_is_sent_to_its_plain_http
     assert document["issuer"] == provider.issuer
     assert document["authorization_endpoint"] == "http://idp.example.com/auth"
     with (
-        open_browser(
-            provider.issuer, sqlite_dsn, base_url=ORIGIN, client_id="fw-rp", client_secret=secret
-        ) as (
-            client,
-            _,
-        ),
+        fw_rp_browser(provider.issuer, sqlite_dsn, secret) as (client, _),
         caplog.at_level(logging.ERROR, "fw.auth"),
     ):
         response = client.get("/auth/login", follow_redirects=False)

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from auth_oidc.conftest import Build
-from fw.settings import Protection
+from fw.auth.settings import Protection
 from fw.testing import BrowserClient, TestIdentityProvider, login_user
 
 
@@ -269,6 +269,7 @@ def test_global_logout_redirects_to_the_end_session_endpoint_and_back(
     assert client.get("/me").json() == {"signed_in": False}
 
 
+# Each test opens its own browser and signs in (two lines) so it reads whole; the outcomes differ.
 def test_a_logout_form_escalates_to_global_only_when_allowed(
     browser: Build, idp: TestIdentityProvider
 ) -> None:

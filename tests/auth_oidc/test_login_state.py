@@ -106,6 +106,7 @@ def test_a_code_from_one_tab_with_the_state_of_another_is_refused(
     assert not signed_in(client)
 
 
+# Each test opens its own browser and signs in (two lines) so it reads whole; the outcomes differ.
 def test_a_forged_callback_does_not_discard_the_genuine_sign_in(
     browser: Build, idp: TestIdentityProvider
 ) -> None:

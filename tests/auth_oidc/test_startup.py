@@ -10,8 +10,8 @@ import pytest
 
 import fw
 from auth_oidc.support import layers, session_settings
+from fw.auth.settings import Claim, Protection
 from fw.errors import ConfigError, StartupError
-from fw.settings import Claim, Protection
 from fw.testing import configured
 
 

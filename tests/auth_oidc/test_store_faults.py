@@ -36,21 +36,26 @@ def signed_in_app(cloud: StoreBackend, idp: TestIdentityProvider) -> Iterator[tu
         yield client, extension
 
 
+def _throttle_dynamo(store: Any, operation: str, code: str) -> Callable[[], None]:
+    """Make every ``operation`` call of the running DynamoDB store answer ``code``; returns what lifts it."""
+    client = store.table._client
+
+    def throttled(**_: Any) -> tuple[Any, dict[str, Any]]:
+        class Answer:
+            status_code = 400
+
+        return Answer(), {"Error": {"Code": code, "Message": "slow down"}}
+
+    event = f"before-call.dynamodb.{operation}"
+    client.meta.events.register(event, throttled)
+    return lambda: client.meta.events.unregister(event, throttled)
+
+
 def _throttle_reads(extension: OidcOnly) -> Callable[[], None]:
     """Make every read of the running store throttled; returns what lifts it."""
     store: Any = extension.auth_store
     if store.name == "dynamo":
-        client = store.table._client
-
-        def throttled(**_: Any) -> tuple[Any, dict[str, Any]]:
-            class Answer:
-                status_code = 400
-
-            error = {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}
-            return Answer(), {"Error": error}
-
-        client.meta.events.register("before-call.dynamodb.GetItem", throttled)
-        return lambda: client.meta.events.unregister("before-call.dynamodb.GetItem", throttled)
+        return _throttle_dynamo(store, "GetItem", "ProvisionedThroughputExceededException")
     datastore = store.datastore.client
 
     def exhausted(*_: Any, **__: Any) -> Any:
@@ -71,16 +76,7 @@ def _lose_writes(extension: OidcOnly) -> Callable[[], None]:
     concurrent one on every try (Firestore). Returns what lifts it."""
     store: Any = extension.auth_store
     if store.name == "dynamo":
-        client = store.table._client
-
-        def throttled(**_: Any) -> tuple[Any, dict[str, Any]]:
-            class Answer:
-                status_code = 400
-
-            return Answer(), {"Error": {"Code": "ThrottlingException", "Message": "slow down"}}
-
-        client.meta.events.register("before-call.dynamodb.TransactWriteItems", throttled)
-        return lambda: client.meta.events.unregister("before-call.dynamodb.TransactWriteItems", throttled)
+        return _throttle_dynamo(store, "TransactWriteItems", "ThrottlingException")
     datastore = store.datastore.client
     opened = datastore.transaction
 

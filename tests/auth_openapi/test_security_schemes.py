@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from auth_jwt.config_file import jwt_only_toml
 from openapi_spec_validator import validate
 from starlette.testclient import TestClient
 
@@ -42,21 +43,10 @@ def make_app() -> fw.App:
 def jwt_toml(issuer: LocalIssuer, dpop: str = "off", *, dsn: str = "", revocation: str = "off") -> str:
     """``jwt_only`` on ``issuer``; ``dsn`` is where its ``auth.backend`` store is, when it opens one."""
     store = f'[middleware.rdb]\ndsn = "{dsn}"\n' if dsn else ""
-    return f"""{store}
-[auth]
-enabled = true
-mode = "jwt_only"
-{PROTECTION}
-[auth.jwt]
-issuer = "{issuer.url}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "{revocation}"
-dpop = "{dpop}"
-"""
+    jwt = jwt_only_toml(
+        issuer.url, revocation=revocation, include=None, auth=PROTECTION, jwt=f'dpop = "{dpop}"\n'
+    )
+    return store + jwt
 
 
 def served(toml: str, env: dict[str, str] | None = None) -> Iterator[tuple[TestClient, dict[str, Any]]]:
@@ -237,6 +227,7 @@ def test_the_document_follows_the_running_configuration(issuer: LocalIssuer) -> 
     }
 
 
+# Its configuration file written out whole, as in the test above; the mode and the environment differ.
 def test_a_production_browser_mode_declares_the_session_cookie_under_its_host_prefixed_name(
     sqlite_dsn: str,
 ) -> None:

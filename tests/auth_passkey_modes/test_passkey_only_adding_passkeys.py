@@ -137,6 +137,7 @@ def test_a_replayed_registration_stores_nothing(dsn: str) -> None:
         assert len(stored(phone, account)) == 2
 
 
+# Each test enrols its own phone and second authenticator so it reads whole; the outcomes differ.
 def test_malformed_registration_bodies_from_a_signed_in_person_are_400_and_store_nothing(dsn: str) -> None:
     with passkey_only(dsn, registration=CLOSED) as phone:
         enrol(phone)

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from auth_oauth.support import x_table
 from auth_oidc.support import to_toml
 from auth_passkey_modes.support import PasskeyBrowser, passkey_table
 from starlette.testclient import TestClient
@@ -33,6 +34,7 @@ FORGET = f"{LOGOUT}/forget"
 HINT_SECRET = secrets.token_urlsafe(32)
 
 
+# Each test app declares its own routes, as a project would; they share a route's shape, not code.
 def make_app() -> fw.App:
     """A page showing the signed-in user, one showing who the browser remembers, a protected page."""
     app = fw.App()
@@ -176,14 +178,7 @@ def signed_in(
             tab = Tab(client, enrol, "a•••••@example.test", "passkey")
         elif mode == "oauth_only":
             x = stack.enter_context(oauth_provider(login_user="alice"))
-            provider = {
-                "provider": "x",
-                "client_id": x.client_id,
-                "allow_loopback_http": True,
-                "authorization_endpoint": x.authorization_endpoint,
-                "token_endpoint": x.token_endpoint,
-                "user_endpoint": x.user_endpoint,
-            }
+            provider = x_table(x)
             variables["AUTH_OAUTH_CLIENT_SECRET"] = x.client_secret
             toml = toml_for(mode, dsn, provider=provider, **changes)
             stack.enter_context(fw.testing.configured(toml=toml, env=variables))

@@ -4,14 +4,28 @@ absolute expiry, and a tick that reports nobody leaves the idle clock alone."""
 from __future__ import annotations
 
 import secrets
+from contextlib import AbstractContextManager
 
 import pytest
 
-from auth_presence.support import MODES, Clock, signed_in
+from auth_presence.support import MODES, Clock, Tab, signed_in
 
 PRESENCE = {"presence": {"enabled": True, "interval": "1m", "absent_after": "30m"}}
 MINUTE = 60.0
 COOKIE_SECRET = secrets.token_urlsafe(32)
+
+
+def signed_in_under_a_sealed_cookie(dsn: str, **session: str) -> AbstractContextManager[Tab]:
+    """Signed in (``oidc_only``, presence on) with the session sealed in its cookie; ``session``
+    holds ``[auth.session]`` keys."""
+    return signed_in(
+        "oidc_only",
+        dsn,
+        assurance=PRESENCE,
+        env={"SESSION_KEYRING_SECRET": COOKIE_SECRET},
+        session_table={"backend": "cookie"},
+        **({"session": session} if session else {}),
+    )
 
 
 def cookie_headers(answer: object) -> list[str]:
@@ -74,14 +88,7 @@ def test_a_claim_of_presence_never_moves_the_absolute_expiry(sqlite_dsn: str, cl
 def test_a_sealed_cookie_renewed_by_presence_never_outlives_the_absolute_expiry(
     sqlite_dsn: str, clock: Clock
 ) -> None:
-    with signed_in(
-        "oidc_only",
-        sqlite_dsn,
-        assurance=PRESENCE,
-        env={"SESSION_KEYRING_SECRET": COOKIE_SECRET},
-        session_table={"backend": "cookie"},
-        session={"ttl": "1h"},
-    ) as tab:
+    with signed_in_under_a_sealed_cookie(sqlite_dsn, ttl="1h") as tab:
         clock.advance(20 * MINUTE)
         answer = tab.report(active=True, gap=60)
         assert answer.status_code == 204
@@ -93,13 +100,7 @@ def test_a_sealed_cookie_renewed_by_presence_never_outlives_the_absolute_expiry(
 def test_presence_noted_in_a_sealed_cookie_session_travels_with_the_renewed_cookie(
     sqlite_dsn: str, clock: Clock
 ) -> None:
-    with signed_in(
-        "oidc_only",
-        sqlite_dsn,
-        assurance=PRESENCE,
-        env={"SESSION_KEYRING_SECRET": COOKIE_SECRET},
-        session_table={"backend": "cookie"},
-    ) as tab:
+    with signed_in_under_a_sealed_cookie(sqlite_dsn) as tab:
         clock.advance(25 * MINUTE)
         assert tab.report(active=True, gap=60).status_code == 204
         clock.advance(25 * MINUTE)  # fifty minutes after the sign-in, twenty-five after the input
@@ -162,14 +163,7 @@ def test_without_presence_silence_ends_nothing(sqlite_dsn: str, clock: Clock) ->
 def test_a_logout_never_sends_back_a_sealed_session_cookie_the_same_request_renewed(
     sqlite_dsn: str, clock: Clock
 ) -> None:
-    with signed_in(
-        "oidc_only",
-        sqlite_dsn,
-        assurance=PRESENCE,
-        env={"SESSION_KEYRING_SECRET": COOKIE_SECRET},
-        session_table={"backend": "cookie"},
-        session={"idle_timeout": "10m"},
-    ) as tab:
+    with signed_in_under_a_sealed_cookie(sqlite_dsn, idle_timeout="10m") as tab:
         clock.advance(2 * MINUTE)  # the logout request itself renews the sealed session (activity)
         out = tab.logout()
         sessions = [c for c in cookie_headers(out) if c.startswith("fw_session=")]

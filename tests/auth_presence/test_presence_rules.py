@@ -14,8 +14,8 @@ from fw.auth.assurance.presence import (
     Verdict,
     check_presence,
 )
+from fw.auth.settings import AssurancePresence
 from fw.errors import StartupError
-from fw.settings import AssurancePresence
 
 RULES = PresenceRules(interval=60, absent_after=1800)
 START = 1_000_000.0

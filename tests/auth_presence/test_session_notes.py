@@ -14,6 +14,7 @@ from fw.auth.stores import SessionStore
 SUMMARY = SessionSummary("acct", "Alice", "alice@example.test", "https://id.example", "alice", 1700000000)
 
 
+# The same one-line alias as auth_oidc/test_sessions.py: each file names the store its tests use.
 @pytest.fixture
 def store(session_store: SessionStore) -> SessionStore:
     return session_store
@@ -47,6 +48,7 @@ async def test_noting_presence_never_moves_the_absolute_expiry(
     assert await sessions.resume(active.value) is None
 
 
+# Each test starts Sessions with its own ttl and idle timeout so it reads whole; the outcomes differ.
 async def test_a_quiet_resume_leaves_the_idle_clock_where_it_was(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,6 +6,7 @@ import itertools
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -41,6 +42,30 @@ def project_with(tmp_path: Path, source: str, *, cbor: bool = False) -> tuple[Pa
         f'[tool.fw.generate]\nhandlers = ["{package.name}"]\napi.cbor = {"true" if cbor else "false"}\n'
     )
     return package, handlers
+
+
+def project_parsing(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """:func:`project_with` a handler parsing the dataclass ``name``, whose one field is ``name: str``."""
+    return project_with(
+        tmp_path,
+        f"""
+        @dataclass
+        class {name}:
+            name: str
+
+        async def handler(request):
+            return await fw.parse({name}, request)
+    """,
+    )
+
+
+def reimported_handlers(package: Path) -> ModuleType:
+    """The package's ``handlers`` module imported afresh, with the binders on disk now."""
+    import importlib
+
+    for name in [m for m in sys.modules if m.startswith(package.name)]:
+        del sys.modules[name]
+    return importlib.import_module(f"{package.name}.handlers")
 
 
 def failures(tmp_path: Path, source: str, *, cbor: bool = False) -> list[str]:
@@ -107,17 +132,7 @@ def test_the_generated_binder_has_no_annotation_inspection_and_precompiled_patte
 def test_fw_generate_writes_the_module_and_exits_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    package, _ = project_with(
-        tmp_path,
-        """
-        @dataclass
-        class Hello:
-            name: str
-
-        async def handler(request):
-            return await fw.parse(Hello, request)
-    """,
-    )
+    package, _ = project_parsing(tmp_path, "Hello")
     assert fw_main(["--project", str(tmp_path), "generate"]) == 0
     assert (package / "_fw_binders.py").exists()
 
@@ -314,24 +329,10 @@ def models_unbound() -> type:
 
 @pytest.mark.asyncio
 async def test_a_binder_generated_for_an_older_declaration_is_refused_as_stale(tmp_path: Path) -> None:
-    package, handlers = project_with(
-        tmp_path,
-        """
-        @dataclass
-        class Versioned:
-            name: str
-
-        async def handler(request):
-            return await fw.parse(Versioned, request)
-    """,
-    )
+    package, handlers = project_parsing(tmp_path, "Versioned")
     assert fw_main(["--project", str(tmp_path), "generate"]) == 0
     handlers.write_text(handlers.read_text().replace("name: str", "name: str\n    age: int"))
-    for name in [m for m in sys.modules if m.startswith(package.name)]:
-        del sys.modules[name]
-    import importlib
-
-    module = importlib.import_module(f"{package.name}.handlers")
+    module = reimported_handlers(package)
     with pytest.raises(NoBinderError, match=r"Versioned is stale .*run `fw generate`"):
         await fw.parse(module.Versioned, make_request())
 
@@ -342,25 +343,11 @@ async def test_binders_generated_by_another_fw_version_are_refused_as_stale(
 ) -> None:
     from fw.binding import registry
 
-    package, _ = project_with(
-        tmp_path,
-        """
-        @dataclass
-        class Upgraded:
-            name: str
-
-        async def handler(request):
-            return await fw.parse(Upgraded, request)
-    """,
-    )
+    package, _ = project_parsing(tmp_path, "Upgraded")
     monkeypatch.setattr(registry, "BINDER_FORMAT", registry.BINDER_FORMAT - 1)
     assert fw_main(["--project", str(tmp_path), "generate"]) == 0
     monkeypatch.undo()
-    for name in [m for m in sys.modules if m.startswith(package.name)]:
-        del sys.modules[name]
-    import importlib
-
-    module = importlib.import_module(f"{package.name}.handlers")
+    module = reimported_handlers(package)
     with pytest.raises(NoBinderError, match=r"Upgraded is stale \(the dataclass, a type it uses"):
         await fw.parse(module.Upgraded, make_request())
 

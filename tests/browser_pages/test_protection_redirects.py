@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from auth_oauth.support import x_table
 from auth_oidc.support import make_app, session_settings, to_toml
 from auth_passkey_modes.support import oidc_passkey_toml, passkey_only_toml
 from starlette.testclient import TestClient
@@ -41,16 +42,8 @@ def mode_client(mode: str, idp: TestIdentityProvider, dsn: str) -> Iterator[Test
         layers = {"toml": passkey_only_toml(dsn, protection=PROTECTION)}
     else:
         with oauth_provider(login_user="alice") as x:
-            oauth = {
-                "provider": "x",
-                "client_id": x.client_id,
-                "allow_loopback_http": True,
-                "authorization_endpoint": x.authorization_endpoint,
-                "token_endpoint": x.token_endpoint,
-                "user_endpoint": x.user_endpoint,
-            }
             tables = {
-                "auth": {"enabled": True, "mode": mode, "protection": PROTECTION, "oauth": oauth},
+                "auth": {"enabled": True, "mode": mode, "protection": PROTECTION, "oauth": x_table(x)},
                 "session": session_settings(),
                 "middleware": {"rdb": {"dsn": dsn}},
             }

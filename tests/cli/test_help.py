@@ -51,6 +51,7 @@ def first_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 # Outside any project.
+# subprocess.run spelled out below: its keyword arguments are all it shares with other tests' runs.
 @pytest.mark.parametrize("word", WORDS)
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_prints_the_usage_and_exits_0_in_an_empty_directory(
@@ -82,6 +83,7 @@ def test_help_answers_from_a_real_process_with_exit_status_0(tmp_path: Path) -> 
 
 
 # Inside a project.
+# Parametrised like the test above over the same words and commands; the place and the checks differ.
 @pytest.mark.parametrize("word", WORDS)
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_inside_a_project_imports_reads_and_writes_nothing(
@@ -136,6 +138,7 @@ def test_init_lists_its_own_flags(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 # The application's configuration options, after "--".
+# subprocess.run spelled out: its keyword arguments are all it shares with other tests' runs.
 def fw(project: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     ours = ("AUTH_", "SESSION_", "SERVER_", "APP_")
     clean = {name: value for name, value in os.environ.items() if not name.startswith(ours)}

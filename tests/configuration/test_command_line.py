@@ -23,6 +23,7 @@ class Cli:
     wait: Annotated[timedelta, fw.default("1s")]
 
 
+# Declarations alike in shape only: each is the command line its tests parse.
 @dataclass
 class Migrate:
     """Apply migrations."""

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import fw
+from fw.auth.settings import AuthSettings
 from fw.cli import main as fw_main
 from fw.errors import ConfigError
-from fw.settings import AuthSettings
 from fw.testing import configured
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,6 +84,7 @@ def test_fw_doctor_refuses_a_value_outside_the_choices_with_one_line(
     )
 
 
+# subprocess.run spelled out: its keyword arguments are all it shares with other tests' runs.
 def test_an_app_under_plain_uvicorn_refuses_a_value_outside_the_choices_with_one_line(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -24,6 +24,7 @@ def registered():
     return {
         "extensions": len(extension._factories),
         "openapi": len(extension._security_providers),
+        "public": len(extension._public_path_providers),
         "inactive": len(activity._hooks),
         "advisories": len(advisory._providers),
         "removed": sorted(removed._removed),
@@ -32,6 +33,7 @@ def registered():
 """
 
 
+# subprocess.run spelled out: its keyword arguments are all it shares with other tests' runs.
 def run(code: str, cwd: Path) -> str:
     result = subprocess.run(
         [sys.executable, "-c", REGISTRIES + textwrap.dedent(code)],
@@ -53,7 +55,15 @@ def test_importing_fw_and_its_public_packages_registers_nothing(tmp_path: Path) 
         """,
         tmp_path,
     )
-    empty = {"extensions": 0, "openapi": 0, "inactive": 0, "advisories": 0, "removed": [], "effective": []}
+    empty = {
+        "extensions": 0,
+        "openapi": 0,
+        "public": 0,
+        "inactive": 0,
+        "advisories": 0,
+        "removed": [],
+        "effective": [],
+    }
     assert out == str(empty)
 
 
@@ -78,6 +88,7 @@ def test_the_first_configured_block_hands_fws_own_pillars_over_before_it_parses(
         {
             "extensions": 3,  # authentication, health and readiness, observability
             "openapi": 1,
+            "public": 1,  # the health endpoints and the metrics scrape path
             "inactive": 2,
             "advisories": 2,
             "removed": ["auth.oidc.provider_logout"],

@@ -30,6 +30,7 @@ def line_of(folder: Path, needle: str) -> int:
     return next(index for index, line in enumerate(lines, start=1) if needle in line)
 
 
+# Each refusal keeps its own test, named for its rule: the body is one fails() call with its own source.
 def fails(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str, needle: str, message: str, subject: str
 ) -> None:

@@ -17,6 +17,7 @@ from fw.errors import ConfigError
 
 from .conftest import PREAMBLE, Declare
 
+# Declarations alike in shape to other tests' sources only: each is the data its own tests read.
 SOURCE = (
     PREAMBLE
     + """

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from fw.auth.sessions.settings import SessionSettings
+from fw.auth.settings import AuthSettings
 from fw.configuration import load
 from fw.errors import ConfigError
-from fw.settings import AuthSettings, ServerSettings, SessionSettings
+from fw.settings import ServerSettings
 
 
 def refusal(cls: type, prefix: str, toml: str) -> str:

@@ -13,15 +13,17 @@ from typing import Any
 import pytest
 
 import fw
+from fw.auth.settings import AuthSettings, JwtSettings
 from fw.configuration import registry
 from fw.errors import ConfigError
 from fw.generate.config import _FW_DIR, generate_folders
-from fw.settings import AuthSettings, JwtSettings, ServerSettings
+from fw.settings import ServerSettings
 
 from .conftest import PREAMBLE, Declare, write_package
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# Declarations alike in shape to other tests' sources only: each is the data its own tests read.
 SOURCE = (
     PREAMBLE
     + """

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 import fw
+from fw.auth.settings import AuthSettings
 from fw.configuration import activity, choices, extend_choices, registry
 from fw.configuration.activity import is_inactive
-from fw.settings import AuthSettings
 from fw.testing import configured
 
 

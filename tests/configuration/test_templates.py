@@ -12,6 +12,7 @@ from fw.configuration import registry
 
 from .conftest import PREAMBLE, Declare
 
+# Declarations alike in shape to other tests' sources only: each is the data its own tests read.
 SOURCE = (
     PREAMBLE
     + '''

@@ -10,9 +10,10 @@ import pytest
 from pillars import pillars
 
 import fw
+from fw.auth.settings import AuthSettings
 from fw.configuration import registry
 from fw.errors import ConfigError, StartupError
-from fw.settings import AuthSettings, ServerSettings
+from fw.settings import ServerSettings
 from fw.testing import configured
 
 from .conftest import PREAMBLE, Declare

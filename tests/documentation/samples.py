@@ -135,6 +135,7 @@ def run_page(page: Path, base: Path) -> subprocess.CompletedProcess[str]:
     return _python(["-c", _RUN, f"{name}.sample", *map(str, uses(source))], base, env)
 
 
+# subprocess.run spelled out: its keyword arguments are all it shares with other tests' runs.
 def _python(arguments: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """This interpreter run with ``arguments`` in ``cwd``, its output captured, bounded in time."""
     return subprocess.run(

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import httpx2
+from local_servers import stop
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -45,6 +46,22 @@ def clean_env(extra: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+def oidc_only_env(extra: Mapping[str, str]) -> dict[str, str]:
+    """A development app process's environment: ``oidc_only`` on loopback, ``/private/`` protected,
+    sessions on; ``extra`` names the provider and anything more."""
+    return clean_env(
+        {
+            "APP_ENV": "dev",
+            "AUTH_ENABLED": "true",
+            "AUTH_MODE": "oidc_only",
+            "AUTH_OIDC_ALLOW_LOOPBACK_HTTP": "true",
+            "AUTH_PROTECTION_INCLUDE": "/private/",
+            "SESSION_ENABLED": "true",
+            **extra,
+        }
+    )
+
+
 @contextlib.contextmanager
 def serving(
     command: Sequence[str], *, env: Mapping[str, str], cwd: Path, ready_url: str, log: Path
@@ -68,12 +85,7 @@ def serving(
                     time.sleep(0.1)
             yield process
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
 
 
 @contextlib.contextmanager

@@ -128,6 +128,7 @@ def served_page(page: Page, project: Project, response: httpx2.Response) -> None
     page.set_content(response.text, wait_until="load")
 
 
+# subprocess.run spelled out: its keyword arguments are all it shares with other tests' runs.
 def issue_bootstrap(project: Project, login_id: str) -> tuple[str, str]:
     """``fw passkey bootstrap LOGIN_ID``: the login ID and the one-time secret it printed."""
     issued = subprocess.run(

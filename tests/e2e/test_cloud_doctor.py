@@ -18,11 +18,13 @@ from pathlib import Path
 import pytest
 from backends import StoreBackend, store_backend_for
 from naming_issuer import NamingIssuer
+from stores.conftest import create_table_without_ttl
 
 from e2e.support import PYTHON, clean_env
-from fw.auth.stores.dynamo import DynamoTable, table_name
+from fw.auth.stores.dynamo import table_name
+from fw.auth.stores.engines.dynamo import DynamoSettings
+from fw.auth.stores.engines.firestore import FirestoreSettings
 from fw.auth.stores.select import middleware_settings
-from fw.settings import DynamoSettings, FirestoreSettings
 
 #: Where a project that fails its store checks signs in: doctor stops before contacting it.
 UNCONTACTED = "http://127.0.0.1:9"
@@ -74,7 +76,7 @@ def test_doctor_names_a_missing_dynamodb_table_and_the_commands_that_create_it(
     result = doctor(tmp_path, tableless)
     assert result.returncode == 1, result.stdout + result.stderr
     [error] = [line for line in result.stdout.splitlines() if line.startswith("error")]
-    table = table_name(tableless.middleware.dynamo)
+    table = table_name(tableless.dynamo)
     assert "middleware.dynamo.table_prefix" in error and f"DynamoDB table {table} does not exist" in error
     assert "`fw migrate`" in error and "`fw doctor --fix`" in error
     assert "Traceback" not in result.stderr
@@ -84,7 +86,7 @@ def test_doctor_fix_creates_the_table_with_ttl_and_then_finds_no_problem(
     tmp_path: Path, tableless: StoreBackend, provider: NamingIssuer
 ) -> None:
     fixed = doctor(tmp_path, tableless, "--fix", issuer=provider.url)
-    table = table_name(tableless.middleware.dynamo)
+    table = table_name(tableless.dynamo)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert f"fixed: created DynamoDB table {table}" in fixed.stdout
     assert f"fixed: enabled TTL on {table}.fw_ttl" in fixed.stdout
@@ -94,26 +96,7 @@ def test_doctor_fix_creates_the_table_with_ttl_and_then_finds_no_problem(
 
 
 def test_doctor_names_a_table_without_ttl(tmp_path: Path, tableless: StoreBackend) -> None:
-    async def create_without_ttl() -> None:
-        table = DynamoTable(tableless.middleware.dynamo)
-        try:
-            await table.call(
-                "create_table",
-                TableName=table.name,
-                AttributeDefinitions=[
-                    {"AttributeName": "pk", "AttributeType": "S"},
-                    {"AttributeName": "sk", "AttributeType": "S"},
-                ],
-                KeySchema=[
-                    {"AttributeName": "pk", "KeyType": "HASH"},
-                    {"AttributeName": "sk", "KeyType": "RANGE"},
-                ],
-                BillingMode="PAY_PER_REQUEST",
-            )
-        finally:
-            await table.close()
-
-    asyncio.run(create_without_ttl())
+    asyncio.run(create_table_without_ttl(tableless.dynamo))
     result = doctor(tmp_path, tableless)
     assert result.returncode == 1
     [error] = [line for line in result.stdout.splitlines() if line.startswith("error")]
@@ -140,7 +123,7 @@ def test_doctor_on_firestore_in_datastore_mode_passes_and_names_the_ttl_policies
     store = store_backend_for("firestore", request)
     result = doctor(tmp_path, store, issuer=provider.url)
     assert result.returncode == 0, result.stdout + result.stderr
-    database = store.middleware.firestore.database
+    database = store.firestore.database
     for kind in ("FwSession", "FwCeremony", "FwRevocation", "FwBootstrap"):
         assert (
             f"--collection-group={kind} --enable-ttl --project=fw-test --database={database}" in result.stdout

@@ -15,6 +15,7 @@ from e2e.support import PYTHON, clean_env
 from fw.testing import TestIdentityProvider
 
 
+# subprocess.run spelled out: its keyword arguments are all it shares with other tests' runs.
 def doctor(tmp_path: Path, app_env: str, oidc: str, client_secret: str, dsn: str) -> list[str]:
     """``fw doctor`` with ``oidc`` as the ``[auth.oidc]`` table of ``config.{app_env}.toml``: its
     exit status's verdict (``ok`` or ``refused``) first, then the lines it printed."""
@@ -74,6 +75,7 @@ def test_doctor_under_prod_refuses_a_plain_http_redirect_url_on_a_public_host(
     )
 
 
+# The dev twin of the prod tests above: the same laptop settings, the other verdict, under its own name.
 def test_doctor_under_dev_accepts_the_laptop_settings(
     tmp_path: Path, idp: TestIdentityProvider, sqlite_dsn: str
 ) -> None:

@@ -26,6 +26,7 @@ TIMEOUT = 120
 ISSUER_LINE = re.compile(r"fw dev: development token issuer at (http://127\.0\.0\.1:\d+)")
 
 
+# subprocess.run spelled out: its keyword arguments are all it shares with other tests' runs.
 def fw(root: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [PYTHON, "-m", "fw.cli", *arguments],

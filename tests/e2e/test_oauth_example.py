@@ -20,6 +20,7 @@ def example(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         yield served
 
 
+# Each example's browser test opens its own browser and page, as test_browser_login.py does: each reads whole.
 def test_a_person_signs_in_with_x_sees_their_profile_and_signs_out(example: tuple[str, Path]) -> None:
     from playwright.sync_api import sync_playwright
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from e2e.support import CHROMIUM, CHROMIUM_ARGS, REPO, app_processes, clean_env
+from e2e.support import CHROMIUM, CHROMIUM_ARGS, REPO, app_processes, oidc_only_env
 from fw.rdb.migrate import upgrade
 from fw.testing import TestIdentityProvider
 
@@ -45,18 +45,12 @@ def origin(tmp_path: Path, idp: TestIdentityProvider) -> Iterator[str]:
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     dsn = f"sqlite:///{tmp_path / 'fw.sqlite3'}"
     asyncio.run(upgrade(dsn))
-    env = clean_env(
+    env = oidc_only_env(
         {
             **idp.env,
-            "APP_ENV": "dev",
-            "AUTH_ENABLED": "true",
-            "AUTH_MODE": "oidc_only",
-            "AUTH_OIDC_ALLOW_LOOPBACK_HTTP": "true",
-            "AUTH_PROTECTION_INCLUDE": "/private/",
             "AUTH_ASSURANCE_PRESENCE_ENABLED": "true",
             "AUTH_ASSURANCE_PRESENCE_INTERVAL": f"{INTERVAL}s",
             "AUTH_ASSURANCE_PRESENCE_ABSENT_AFTER": f"{ABSENT_AFTER}s",
-            "SESSION_ENABLED": "true",
             "MIDDLEWARE_RDB_DSN": dsn,
         }
     )

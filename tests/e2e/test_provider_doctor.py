@@ -125,6 +125,7 @@ def test_doctor_fetches_the_providers_discovery_and_keys_and_finds_no_problem(
     assert issuer.requests[METADATA] == 1 and issuer.requests["/jwks.json"] == 1
 
 
+# Alike in shape to the test above (a doctor run and its verdict); the issuer and the verdict differ.
 @pytest.mark.parametrize("mode", ["oidc_only", "jwt_only"])
 def test_doctor_names_ssl_cert_file_for_a_certificate_nobody_trusts(
     tmp_path: Path, sqlite_dsn: str, tls_issuer: NamingIssuer, mode: str

@@ -18,7 +18,7 @@ import httpx2
 import pytest
 from backends import store_backend_for
 
-from e2e.support import PYTHON, REPO, app_processes, clean_env, free_port
+from e2e.support import PYTHON, REPO, app_processes, clean_env, free_port, oidc_only_env
 from fw.rdb.migrate import upgrade
 from fw.testing import TestIdentityProvider, identity_provider
 
@@ -29,19 +29,7 @@ APP = REPO / "tests" / "e2e" / "apps" / "shared_store_app.py"
 def two_processes(
     tmp_path: Path, idp: TestIdentityProvider, extra: dict[str, str]
 ) -> Iterator[tuple[str, str]]:
-    env = clean_env(
-        {
-            **idp.env,
-            "APP_ENV": "dev",
-            "AUTH_ENABLED": "true",
-            "AUTH_MODE": "oidc_only",
-            "AUTH_OIDC_ALLOW_LOOPBACK_HTTP": "true",
-            "AUTH_PROTECTION_INCLUDE": "/private/",
-            "SESSION_ENABLED": "true",
-            "FW_TEST_REREAD_SECONDS": "1",
-            **extra,
-        }
-    )
+    env = oidc_only_env({**idp.env, "FW_TEST_REREAD_SECONDS": "1", **extra})
     with app_processes(APP, env, tmp_path) as (a, b):
         yield a, b
 

@@ -27,6 +27,33 @@ import pytest
 
 HERE = Path(__file__).parent
 SCRIPT = HERE / "provider.mjs"
+#: The machine client the bearer tests take tokens for, and its secret.
+WORKER = ("orders-worker", "interop-secret-1")
+
+
+def relying_party(secret: str, *origins: str, **more: Any) -> dict[str, Any]:
+    """fw's registration at the provider: the authorization code flow, back to each origin's callback."""
+    return {
+        "client_id": "fw-rp",
+        "client_secret": secret,
+        "grant_types": ["authorization_code"],
+        "response_types": ["code"],
+        "redirect_uris": [f"{origin}/auth/callback" for origin in origins],
+        **more,
+    }
+
+
+def worker(scope: str) -> dict[str, Any]:
+    """The machine client's registration: the client_credentials grant for ``scope``."""
+    client_id, secret = WORKER
+    return {
+        "client_id": client_id,
+        "client_secret": secret,
+        "grant_types": ["client_credentials"],
+        "response_types": [],
+        "redirect_uris": [],
+        "scope": scope,
+    }
 
 
 @dataclass

@@ -23,7 +23,7 @@ from e2e.support import PYTHON, REPO, clean_env, free_port, serving
 
 from fw.rdb.migrate import upgrade
 
-from .conftest import RunningProvider
+from .conftest import RunningProvider, relying_party
 
 APP = REPO / "tests" / "e2e" / "apps" / "shared_store_app.py"
 PATH = "/auth/backchannel-logout"
@@ -71,15 +71,12 @@ def two_app_processes(
     provider = start_provider(
         {
             "clients": [
-                {
-                    "client_id": "fw-rp",
-                    "client_secret": secret,
-                    "grant_types": ["authorization_code"],
-                    "response_types": ["code"],
-                    "redirect_uris": [f"{origin}/auth/callback" for origin in origins],
-                    "backchannel_logout_uri": f"{origins[0]}{PATH}",
-                    "backchannel_logout_session_required": True,
-                }
+                relying_party(
+                    secret,
+                    *origins,
+                    backchannel_logout_uri=f"{origins[0]}{PATH}",
+                    backchannel_logout_session_required=True,
+                )
             ],
             "accounts": {"alice": {"email": "alice@interop.test", "name": "Alice Interop"}},
             "features": {"backchannelLogout": {"enabled": True}},

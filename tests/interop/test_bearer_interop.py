@@ -14,19 +14,12 @@ import pytest
 from auth_jwt.conftest import bearer, serving
 from auth_jwt.settings import auth_settings, jwt_settings
 
-from .conftest import RunningProvider
+from .conftest import RunningProvider, worker
 
 API = "urn:fw:orders-api"
 CONFIG = {
     "clients": [
-        {
-            "client_id": "orders-worker",
-            "client_secret": "interop-secret-1",
-            "grant_types": ["client_credentials"],
-            "response_types": [],
-            "redirect_uris": [],
-            "scope": "orders.read orders.write",
-        }
+        worker("orders.read orders.write"),
     ],
     "resources": {
         API: {"scope": "orders.read orders.write"},

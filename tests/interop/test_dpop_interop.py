@@ -15,20 +15,13 @@ from auth_dpop.support import DpopClient
 from auth_jwt.conftest import bearer, serving
 from auth_jwt.settings import auth_settings, jwt_settings
 
-from .conftest import RunningProvider
+from .conftest import RunningProvider, worker
 
 API = "urn:fw:orders-api"
 ME = "http://testserver/api/me"
 CONFIG = {
     "clients": [
-        {
-            "client_id": "orders-worker",
-            "client_secret": "interop-secret-1",
-            "grant_types": ["client_credentials"],
-            "response_types": [],
-            "redirect_uris": [],
-            "scope": "orders.read",
-        }
+        worker("orders.read"),
     ],
     "resources": {API: {"scope": "orders.read"}},
     "features": {"dPoP": {"enabled": True}},

@@ -55,6 +55,7 @@ def test_an_oidc_only_project_signs_a_person_in_at_the_development_provider(
         _provider_sign_in(followed, protected_path(project))
 
 
+# One test per mode, so a failure names the mode whose newcomer path broke; they share the arrangement.
 def test_an_oauth_only_project_signs_a_person_in_at_the_x_stand_in(
     terminal: Terminal, tmp_path: Path
 ) -> None:

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from auth_jwt.config_file import jwt_only_toml
 from starlette.testclient import TestClient
 
 import fw
@@ -155,23 +156,7 @@ def test_a_request_marked_untracked_writes_no_line(serve: Serve, access_lines: L
 
 def test_the_auth_outcome_is_logged_and_the_token_never(serve: Serve, access_lines: Lines) -> None:
     with LocalIssuer() as issuer:
-        client = serve(
-            f"""
-[auth]
-enabled = true
-mode = "jwt_only"
-protection.include = ["/api/"]
-
-[auth.jwt]
-issuer = "{issuer.url}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "off"
-"""
-        )
+        client = serve(jwt_only_toml(issuer.url))
         token = issuer.mint("alice", audience="api")
         assert client.get("/api/whoami", headers={"Authorization": f"Bearer {token}"}).status_code == 200
         assert client.get("/api/whoami").status_code == 401

@@ -26,8 +26,9 @@ from pathlib import Path
 import httpx2
 import local_servers
 import pytest
+from auth_jwt.config_file import jwt_only_toml
 from local_servers import AWS_ENVIRONMENT, NotInstalled, free_port
-from private_servers import PrivatePostgres, PrivateRedis, private_postgres, private_redis
+from private_servers import PrivatePostgres, PrivateRedis
 
 import fw
 import fw.operations
@@ -53,25 +54,6 @@ def issuer() -> Iterator[LocalIssuer]:
         yield running
 
 
-@pytest.fixture
-def postgres() -> Iterator[PrivatePostgres]:
-    try:
-        with private_postgres() as server:
-            asyncio.run(upgrade(server.dsn))
-            yield server
-    except NotInstalled as missing:
-        pytest.skip(str(missing))
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
-    try:
-        with private_redis(tmp_path) as server:
-            yield server
-    except NotInstalled as missing:
-        pytest.skip(str(missing))
-
-
 def api() -> fw.App:
     app = fw.App()
 
@@ -84,22 +66,7 @@ def api() -> fw.App:
 
 def jwt_toml(issuer: LocalIssuer, *, revocation: str = "off", store: str = "", protect: str = "/api/") -> str:
     """``jwt_only`` on ``issuer``; revocation read from the ``auth.backend`` store when not off."""
-    return f"""
-[auth]
-enabled = true
-mode = "jwt_only"
-protection.include = ["{protect}"]
-{store}
-
-[auth.jwt]
-issuer = "{issuer.url}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "{revocation}"
-"""
+    return jwt_only_toml(issuer.url, revocation=revocation, include=protect, auth=store)
 
 
 def rdb(dsn: str) -> str:
@@ -402,7 +369,7 @@ def stand_in(engine: str, folder: Path) -> Iterator[StandIn]:
 def _dynamo_table(server: StandIn, prefix: str) -> None:
     """fw's table on the moto server, as ``fw migrate`` creates it (a restart loses it)."""
     from fw.auth.stores.dynamo import create_table
-    from fw.settings import DynamoSettings
+    from fw.auth.stores.engines.dynamo import DynamoSettings
 
     asyncio.run(create_table(DynamoSettings("us-east-1", f"http://{server.address}", prefix)))
 

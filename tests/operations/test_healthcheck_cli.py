@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from auth_jwt.config_file import jwt_only_toml
 
 import fw
 from fw.cli.healthcheck import loopback, url_of
@@ -80,21 +81,7 @@ def test_fw_healthcheck_ready_exits_1_naming_the_failing_check_while_liveness_st
 ) -> None:
     with LocalIssuer() as issuer:
         issuer.published = []  # the App starts, but can verify no token: not ready
-        toml = f"""
-[auth]
-enabled = true
-mode = "jwt_only"
-
-[auth.jwt]
-issuer = "{issuer.url}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "off"
-"""
-        with configured(toml=toml), served(app()) as base:
+        with configured(toml=jwt_only_toml(issuer.url, include=None)), served(app()) as base:
             env = {"SERVER_PORT": port_of(base)}
             assert healthcheck(cwd=tmp_path, env=env).returncode == 0
             ready = healthcheck("--ready", cwd=tmp_path, env=env)

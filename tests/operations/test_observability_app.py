@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from auth_jwt.config_file import jwt_only_toml
 from starlette.testclient import TestClient
 
 import fw
@@ -43,26 +44,10 @@ def dsn(tmp_path: Path) -> str:
 
 
 def jwt_toml(issuer: LocalIssuer, dsn: str, observability: str) -> str:
-    return f"""
-[auth]
-enabled = true
-mode = "jwt_only"
-protection.include = ["/api/"]
-
-[auth.jwt]
-issuer = "{issuer.url}"
-audience = ["api"]
-algorithms = ["RS256"]
-admission = "authenticated"
-max_token_lifetime = "1h"
-allow_loopback_http = true
-revocation.mode = "both"
-
-[middleware.rdb]
-dsn = "{dsn}"
-
-{observability}
-"""
+    return (
+        jwt_only_toml(issuer.url, revocation="both")
+        + f'\n[middleware.rdb]\ndsn = "{dsn}"\n\n{observability}\n'
+    )
 
 
 def api_app() -> fw.App:
@@ -135,26 +120,19 @@ def test_a_scrape_after_real_requests_counts_routes_rejections_store_calls_and_k
     assert good not in scrape.text and expired not in scrape.text
 
 
-def test_metrics_turned_on_without_prometheus_client_refuse_to_start_naming_the_pip_install(
-    dsn: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("missing", "section", "extra"),
+    [("prometheus_client", "metrics", "metrics"), ("opentelemetry.sdk.trace", "tracing", "otel")],
+)
+def test_metrics_or_tracing_turned_on_without_its_package_refuses_to_start_naming_the_pip_install(
+    missing: str, section: str, extra: str, dsn: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "prometheus_client", None)
+    monkeypatch.setitem(sys.modules, missing, None)
     with LocalIssuer() as issuer:
-        toml = jwt_toml(issuer, dsn, "[observability.metrics]\nenabled = true\n")
+        toml = jwt_toml(issuer, dsn, f"[observability.{section}]\nenabled = true\n")
         with configured(toml=toml), pytest.raises(StartupError) as refused, TestClient(api_app()):
             pass
-    assert "pip install 'fw-web[metrics]'" in str(refused.value)
-
-
-def test_tracing_turned_on_without_the_sdk_refuses_to_start_naming_the_pip_install(
-    dsn: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
-    with LocalIssuer() as issuer:
-        toml = jwt_toml(issuer, dsn, "[observability.tracing]\nenabled = true\n")
-        with configured(toml=toml), pytest.raises(StartupError) as refused, TestClient(api_app()):
-            pass
-    assert "pip install 'fw-web[otel]'" in str(refused.value)
+    assert f"pip install 'fw-web[{extra}]'" in str(refused.value)
 
 
 def _spans(exporter: Any) -> list[Any]:

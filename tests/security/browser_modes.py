@@ -15,7 +15,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
-from auth_oidc.support import layers, make_app, session_settings, to_toml
+from auth_oauth.support import oauth_layers
+from auth_oidc.support import layers, make_app
 from auth_passkey_modes.support import oidc_passkey_toml
 
 from fw.testing import BrowserClient, configured, identity_provider, oauth_provider
@@ -97,25 +98,7 @@ def _configuration(mode: str, provider: Any, dsn: str) -> dict[str, Any]:
     if mode == "oidc_passkey":
         toml = oidc_passkey_toml(provider.issuer, provider.client_id, dsn)
         return {"toml": toml, "env": {"AUTH_OIDC_CLIENT_SECRET": provider.client_secret}}
-    table = {
-        "provider": "x",
-        "client_id": provider.client_id,
-        "allow_loopback_http": True,
-        "authorization_endpoint": provider.authorization_endpoint,
-        "token_endpoint": provider.token_endpoint,
-        "user_endpoint": provider.user_endpoint,
-    }
-    tables = {
-        "auth": {
-            "enabled": True,
-            "mode": "oauth_only",
-            "protection": {"include": ["/private/"]},
-            "oauth": table,
-        },
-        "session": session_settings(),
-        "middleware": {"rdb": {"dsn": dsn}},
-    }
-    return {"toml": to_toml(tables), "env": {"AUTH_OAUTH_CLIENT_SECRET": provider.client_secret}}
+    return oauth_layers(provider, dsn)
 
 
 @contextlib.contextmanager

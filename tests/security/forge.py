@@ -78,6 +78,7 @@ def public_key_forms(key: SigningKey) -> dict[str, bytes]:
     return forms
 
 
+# Alike in shape to naming_issuer.py's certificate: this one is the attacker's own, on purpose apart.
 def self_signed_certificate(key: SigningKey) -> bytes:
     """A DER certificate for ``key`` (for an ``x5c`` header an attacker embeds)."""
     import datetime

@@ -11,10 +11,11 @@ import base64
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
 
 import httpx2
 import pytest
+from auth_oidc.support import with_query
 from joserfc import jwt
 from joserfc.jwk import RSAKey
 
@@ -32,17 +33,6 @@ def site(request: pytest.FixtureRequest, sqlite_dsn: str) -> Iterator[Site]:
 
 every_mode = pytest.mark.parametrize("site", BROWSER_MODES, indirect=True)
 oidc_modes = pytest.mark.parametrize("site", OIDC_MODES, indirect=True)
-
-
-def with_query(url: str, **changes: str | None) -> str:
-    parts = urlsplit(url)
-    query = query_of(url)
-    for key, value in changes.items():
-        if value is None:
-            query.pop(key, None)
-        else:
-            query[key] = value
-    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def assert_refused(site: Site, response: httpx2.Response, *, sessions: int = 0, status: int = 400) -> None:

@@ -24,7 +24,7 @@ import pytest
 from auth_jwt.conftest import bearer, serving
 from auth_jwt.settings import auth_settings, jwt_settings
 
-from fw.settings import AuthSettings
+from fw.auth.settings import AuthSettings
 from fw.testing.issuer import LocalIssuer, SigningKey, generate_key
 
 from .forge import assemble, hmac_signed, public_key_forms, self_signed_certificate, signed

@@ -18,8 +18,9 @@ import local_servers
 import pytest
 from backends import StoreBackend
 
+from fw.auth.stores.engines.dynamo import DynamoSettings
+from fw.auth.stores.engines.firestore import FirestoreSettings
 from fw.auth.stores.select import middleware_settings
-from fw.settings import DynamoSettings, FirestoreSettings
 from fw.testing import TestIdentityProvider
 from fw.testing.issuer import LocalIssuer
 

@@ -7,59 +7,46 @@ connection stays open and nothing answers until the client's socket timeout, red
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from auth_oidc.support import session_settings
-from local_servers import NotInstalled
-from private_servers import PrivateRedis, private_redis
+from private_servers import PrivateRedis
 
 from fw.testing import TestIdentityProvider
 
 from .support import assert_sessions_refused_as_unavailable, assert_sessions_served_again, browser_app
 
 
-@pytest.fixture
-def redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    try:
-        with private_redis(tmp_path) as server:
-            yield server
-    except NotInstalled as missing:
-        pytest.skip(str(missing))
-
-
 def test_while_redis_is_killed_or_loading_its_dataset_sessions_get_503_never_a_sign_in_redirect(
-    redis: PrivateRedis, idp: TestIdentityProvider, sqlite_dsn: str
+    redis_server: PrivateRedis, idp: TestIdentityProvider, sqlite_dsn: str
 ) -> None:
-    session = session_settings("redis", redis_url=redis.url)
+    session = session_settings("redis", redis_url=redis_server.url)
     with browser_app(idp, sqlite_dsn, session=session) as sessions:
-        redis.save()  # the sessions as they are now, read back when Redis restarts
-        redis.kill()
+        redis_server.save()  # the sessions as they are now, read back when Redis restarts
+        redis_server.kill()
         assert_sessions_refused_as_unavailable(sessions)
-        redis.start()
+        redis_server.start()
         assert_sessions_served_again(sessions)
 
-        redis.save(extra_keys=100_000)  # enough to read back for minutes at a millisecond a key
-        redis.kill()
-        redis.start_loading()
+        redis_server.save(extra_keys=100_000)  # enough to read back for minutes at a millisecond a key
+        redis_server.kill()
+        redis_server.start_loading()
         assert_sessions_refused_as_unavailable(sessions)
-        redis.finish_loading()
+        redis_server.finish_loading()
         assert_sessions_served_again(sessions)
 
 
 def test_while_redis_hangs_a_session_gets_503_after_one_socket_timeout_then_is_served_again(
-    redis: PrivateRedis, idp: TestIdentityProvider, sqlite_dsn: str
+    redis_server: PrivateRedis, idp: TestIdentityProvider, sqlite_dsn: str
 ) -> None:
-    session = session_settings("redis", redis_url=redis.url)
+    session = session_settings("redis", redis_url=redis_server.url)
     with browser_app(idp, sqlite_dsn, session=session) as sessions:
-        redis.freeze()
+        redis_server.freeze()
         try:
             started = time.monotonic()
             hung = sessions.me()
             waited = time.monotonic() - started
         finally:
-            redis.thaw()
+            redis_server.thaw()
         assert (hung.status_code, hung.json()["code"]) == (503, "unavailable")
         # One 5 s socket timeout, not a second one for a resend (a timed-out command is not sent
         # again); the bound leaves a slow machine 4 s of slack.

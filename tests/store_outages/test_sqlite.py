@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import traceback
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -58,3 +59,23 @@ async def test_reads_and_writes_on_a_sqlite_file_locked_past_the_busy_timeout_ar
         await sessions.save({"account_id": "a1"}, time.time() + 60)
     with pytest.raises(StoreUnavailable):
         await records.revocations.put(ISSUER, "token", "jti", "", timedelta(hours=1))
+
+
+async def test_a_store_error_names_the_failure_without_the_statement_or_its_parameters(
+    store: tuple[RdbStore, Path], locked: None
+) -> None:
+    records = store[0]
+    with pytest.raises(StoreUnavailable) as refused:
+        await records.revocations.put(ISSUER, "token", "jti-of-alice", "", timedelta(hours=1))
+    error = refused.value
+    assert str(error) == "OperationalError: database is locked"
+    # Nor in a logged traceback: SQLAlchemy's error, which quotes the statement, is not shown in it.
+    shown: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None:
+        shown.append(link)
+        link = link.__cause__ or (None if link.__suppress_context__ else link.__context__)
+    said = "".join(line for link in shown for line in traceback.format_exception_only(link))
+    assert "database is locked" in said
+    for statement in ("INSERT", "fw_revocations", "[SQL", "jti-of-alice"):
+        assert statement not in said

@@ -23,13 +23,14 @@ from pathlib import Path
 
 import pytest
 
+from fw.auth.sessions.settings import SessionKeyring, SessionSettings
 from fw.auth.stores import AuthStore, SessionStore
 from fw.auth.stores.cookie import CookieSessions
+from fw.auth.stores.engines.dynamo import DynamoSettings
 from fw.auth.stores.rdb import RdbStore
 from fw.auth.stores.registry import StoreSettings
-from fw.auth.stores.select import middleware_settings, open_auth_store, open_session_store
+from fw.auth.stores.select import open_auth_store, open_session_store
 from fw.rdb.migrate import upgrade
-from fw.settings import DynamoSettings, SessionKeyring, SessionSettings
 
 from .memory.store import MemorySettings, memory_registered
 
@@ -102,6 +103,29 @@ def dynamo_settings(endpoint: str, prefix: str | None = None) -> DynamoSettings:
     return DynamoSettings("us-east-1", endpoint, prefix or f"fw_test_{secrets.token_hex(4)}_")
 
 
+async def create_table_without_ttl(settings: DynamoSettings) -> None:
+    """fw's table as someone might create it by hand: the right keys, TTL never enabled."""
+    from fw.auth.stores.dynamo import DynamoTable
+
+    table = DynamoTable(settings)
+    try:
+        await table.call(
+            "create_table",
+            TableName=table.name,
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    finally:
+        await table.close()
+
+
 @pytest.fixture
 async def dynamo_backend(dynamo_endpoint: str, closed_loopback_url: str) -> AsyncIterator[Backend]:
     from fw.auth.stores.dynamo import DynamoStore, create_table
@@ -122,8 +146,8 @@ async def dynamo_backend(dynamo_endpoint: str, closed_loopback_url: str) -> Asyn
 
 @pytest.fixture
 async def firestore_backend(firestore_emulator: str) -> AsyncIterator[Backend]:
+    from fw.auth.stores.engines.firestore import FirestoreSettings
     from fw.auth.stores.firestore import FirestoreStore
-    from fw.settings import FirestoreSettings
 
     settings = FirestoreSettings("fw-test", "", firestore_emulator)
     namespace = unique("fw-test")  # every test its own namespace on the one emulator
@@ -152,7 +176,7 @@ def cookie_backend() -> Backend:
 async def memory_backend() -> AsyncIterator[Backend]:
     """The outside engine, opened by name through the registry (``auth.backend = "memory"``)."""
     space = MemorySettings(unique("space"))
-    where = StoreSettings(middleware_settings(), lookup=lambda cls: space)
+    where = StoreSettings(lookup=lambda cls: space)
     session = SessionSettings(True, "memory", "", SessionKeyring(""))
     with memory_registered():
         store = await open_auth_store("memory", where, ["accounts", "sessions", "passkeys", "bootstrap"])
@@ -185,6 +209,7 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return _engine(request)
 
 
+# One fixture per engine list: pytest parametrises each by its own params.
 @pytest.fixture(params=RECALLING_ENGINES)
 def recalling_backend(request: pytest.FixtureRequest) -> Backend:
     return _engine(request)

@@ -17,15 +17,18 @@ import pytest
 
 import fw
 from fw import configuration
+from fw.auth.sessions.settings import SessionKeyring, SessionSettings
+from fw.auth.settings import AuthSettings
 from fw.auth.stores import StoreUnavailable, dynamo
 from fw.auth.stores.dynamo import DynamoStore, create_table, table_name
+from fw.auth.stores.engines.dynamo import DynamoSettings
+from fw.auth.stores.engines.rdb import RdbSettings
 from fw.auth.stores.records import AccountLink, BootstrapRecord
 from fw.auth.stores.select import middleware_settings, open_session_store
 from fw.cli import main as fw_command
 from fw.errors import StartupError
-from fw.settings import AuthSettings, MiddlewareSettings, SessionKeyring, SessionSettings
 
-from .conftest import dynamo_settings
+from .conftest import create_table_without_ttl, dynamo_settings
 from .test_passkeys import credential
 
 
@@ -44,19 +47,7 @@ async def test_a_table_without_ttl_is_a_startup_error_and_fw_migrate_enables_it(
     settings = dynamo_settings(dynamo_endpoint)
     store = DynamoStore.open(settings)
     try:
-        await store.table.call(
-            "create_table",
-            TableName=table_name(settings),
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        await create_table_without_ttl(settings)
         with pytest.raises(StartupError) as refused:
             await store.require(["revocations"])
         assert "no TTL" in str(refused.value) and "fw migrate" in str(refused.value)
@@ -101,7 +92,8 @@ def dynamo_config(
     )
     configuration.reset()
     registered = {r.cls for r in configuration.registry.state().configs.values()}
-    for cls, prefix_key in ((MiddlewareSettings, "middleware"), (AuthSettings, "auth")):
+    tables = ((RdbSettings, "middleware.rdb"), (DynamoSettings, "middleware.dynamo"), (AuthSettings, "auth"))
+    for cls, prefix_key in tables:
         if cls not in registered:
             configuration.register_config(cls, prefix_key)
     monkeypatch.chdir(tmp_path)
@@ -165,9 +157,8 @@ async def test_throttling_is_store_unavailable_a_503_problem(dynamo_store: Dynam
     assert response.status_code == 503 and b'"code":"unavailable"' in response.body
 
 
-async def test_a_transaction_conflicting_on_every_try_is_store_unavailable_and_writes_nothing(
-    dynamo_store: DynamoStore,
-) -> None:
+async def _redeemed_bootstrap(dynamo_store: DynamoStore) -> tuple[str, str]:
+    """A new account whose bootstrap credential was just redeemed: (account ID, login ID)."""
     account = await dynamo_store.accounts.resolve(AccountLink("i", secrets.token_hex(4)), create=True)
     assert account is not None
     now = datetime.now(UTC)
@@ -177,9 +168,16 @@ async def test_a_transaction_conflicting_on_every_try_is_store_unavailable_and_w
     )
     await dynamo_store.bootstrap.create(record)
     assert await dynamo_store.bootstrap.redeem(login, now + timedelta(minutes=10))
+    return account.account_id, login
+
+
+async def test_a_transaction_conflicting_on_every_try_is_store_unavailable_and_writes_nothing(
+    dynamo_store: DynamoStore,
+) -> None:
+    account_id, login = await _redeemed_bootstrap(dynamo_store)
     conflict = [{"Code": "None"}, {"Code": "TransactionConflict"}]
     _refusing(dynamo_store, "TransactWriteItems", "TransactionCanceledException", conflict)
-    first = credential(account.account_id)
+    first = credential(account_id)
     with pytest.raises(StoreUnavailable):
         await dynamo_store.bootstrap.enroll(login, first)
     assert await dynamo_store.passkeys.get(first.credential_id) is None
@@ -302,21 +300,13 @@ async def test_a_server_that_accepts_but_never_answers_fails_by_the_deadline(dyn
 
 
 async def test_a_throttled_first_enrollment_writes_nothing(dynamo_store: DynamoStore) -> None:
-    account = await dynamo_store.accounts.resolve(AccountLink("i", secrets.token_hex(4)), create=True)
-    assert account is not None
-    now = datetime.now(UTC)
-    login = f"login-{secrets.token_hex(4)}"
-    record = BootstrapRecord(
-        login, account.account_id, "initial_passkey", b"d", now, now + timedelta(hours=1), 5
-    )
-    await dynamo_store.bootstrap.create(record)
-    assert await dynamo_store.bootstrap.redeem(login, now + timedelta(minutes=10))
+    account_id, login = await _redeemed_bootstrap(dynamo_store)
     calls = _counting(dynamo_store, "TransactWriteItems", "ProvisionedThroughputExceededException", 100)
-    first = credential(account.account_id)
+    first = credential(account_id)
     with pytest.raises(StoreUnavailable):
         await dynamo_store.bootstrap.enroll(login, first)
     assert len(calls) == 3
     assert await dynamo_store.passkeys.get(first.credential_id) is None
-    assert await dynamo_store.passkeys.by_account(account.account_id) == []
+    assert await dynamo_store.passkeys.by_account(account_id) == []
     left = await dynamo_store.bootstrap.get(login)
     assert left is not None and left.redeemed

@@ -13,7 +13,10 @@ from google.api_core import exceptions as google_errors
 
 import fw
 import fw.auth
+from fw.auth.sessions.settings import SessionKeyring, SessionSettings
 from fw.auth.stores import StoreUnavailable, firestore
+from fw.auth.stores.engine import StoreSettings
+from fw.auth.stores.engines.firestore import FirestoreSettings
 from fw.auth.stores.firestore import FirestoreStore
 from fw.auth.stores.firestore_ttl import TTL_KINDS, ttl_advisories
 from fw.auth.stores.records import AccountLink, BootstrapRecord
@@ -25,13 +28,12 @@ from fw.auth.stores.select import (
 )
 from fw.configuration.advisory import AdvisoryContext, provided
 from fw.errors import StartupError
-from fw.settings import FirestoreSettings, MiddlewareSettings, SessionKeyring, SessionSettings
 
 from .conftest import unique
 from .test_passkeys import credential
 
 
-def _middleware(emulator: str) -> MiddlewareSettings:
+def _middleware(emulator: str) -> StoreSettings:
     """Firestore on the emulator, in a database of the test's own."""
     return middleware_settings(firestore=FirestoreSettings("fw-test", f"t-{secrets.token_hex(4)}", emulator))
 
@@ -66,30 +68,32 @@ async def test_firestore_sessions_under_another_auth_backend_open_their_own_clie
         await sessions.close()
 
 
+async def _refusal(settings: FirestoreSettings) -> StartupError:
+    """The startup error a store on ``settings`` answers when asked for the sessions collection."""
+    store = FirestoreStore.open(settings, patience=0)
+    try:
+        with pytest.raises(StartupError) as refused:
+            await store.require(["sessions"])
+    finally:
+        await store.close()
+    return refused.value
+
+
 async def test_a_database_not_in_datastore_mode_is_a_startup_error_naming_it(
     firestore_native_emulator: str,
 ) -> None:
-    store = FirestoreStore.open(FirestoreSettings("fw-test", "", firestore_native_emulator), patience=0)
-    try:
-        with pytest.raises(StartupError) as refused:
-            await store.require(["sessions"])
-    finally:
-        await store.close()
-    assert (refused.value.key, refused.value.value) == ("middleware.firestore.database", "(default)")
-    assert "not in Datastore mode" in str(refused.value)
+    refused = await _refusal(FirestoreSettings("fw-test", "", firestore_native_emulator))
+    assert (refused.key, refused.value) == ("middleware.firestore.database", "(default)")
+    assert "not in Datastore mode" in str(refused)
 
 
 async def test_an_unreachable_emulator_is_a_startup_error_naming_the_database() -> None:
-    store = FirestoreStore.open(FirestoreSettings("fw-test", "sessions-db", "127.0.0.1:9"), patience=0)
-    try:
-        with pytest.raises(StartupError) as refused:
-            await store.require(["sessions"])
-    finally:
-        await store.close()
-    assert (refused.value.key, refused.value.value) == ("middleware.firestore.database", "sessions-db")
-    assert "cannot be reached" in str(refused.value)
+    refused = await _refusal(FirestoreSettings("fw-test", "sessions-db", "127.0.0.1:9"))
+    assert (refused.key, refused.value) == ("middleware.firestore.database", "sessions-db")
+    assert "cannot be reached" in str(refused)
 
 
+# Alike in shape to the redis test (test_selection.py): each extra names its own pip install.
 def test_the_firestore_session_backend_without_its_extra_names_the_pip_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

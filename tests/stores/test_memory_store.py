@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import fw
+from fw.auth.sessions.settings import SessionSettings
 from fw.configuration import registry
 from fw.generate.config import generate_folders
 from fw.testing import BrowserClient, TestIdentityProvider, configured
@@ -85,4 +86,4 @@ def test_a_backend_value_is_refused_once_its_engine_is_gone(idp: TestIdentityPro
         pytest.raises(fw.ConfigError, match=r"session\.backend"),
         configured(toml='[session]\nenabled = true\nbackend = "memory"\n'),
     ):
-        fw.config(fw.settings.SessionSettings)
+        fw.config(SessionSettings)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 import fw
+from fw.auth.stores.engines.rdb import RdbSettings
 from fw.auth.stores.select import middleware_settings, open_auth_store
 from fw.errors import ConfigError
 from fw.rdb import create_engine
 from fw.rdb.migrate import upgrade
-from fw.settings import MiddlewareSettings
 from fw.testing import configured
 
 
@@ -21,9 +21,10 @@ async def test_a_configured_pool_size_reaches_the_postgresql_engine(postgres_dsn
     await upgrade(postgres_dsn)
     env = {"MIDDLEWARE_RDB_DSN": postgres_dsn, "MIDDLEWARE_RDB_POOL_SIZE": "7"}
     with configured(env=env):
-        middleware = fw.config(MiddlewareSettings)
-    assert middleware.rdb.pool_size == 7
-    store = await open_auth_store("rdb", middleware, ["revocations"])
+        rdb = fw.config(RdbSettings)
+    assert rdb.pool_size == 7
+    where = middleware_settings(rdb.dsn, pool_size=rdb.pool_size)
+    store = await open_auth_store("rdb", where, ["revocations"])
     try:
         assert store.engine.pool.size() == 7
     finally:
@@ -32,7 +33,7 @@ async def test_a_configured_pool_size_reaches_the_postgresql_engine(postgres_dsn
 
 def test_the_postgresql_pool_keeps_twenty_connections_when_pool_size_is_not_set() -> None:
     with configured(env={}):
-        assert fw.config(MiddlewareSettings).rdb.pool_size == 20
+        assert fw.config(RdbSettings).pool_size == 20
     engine = create_engine("postgresql://fw@127.0.0.1:5432/unused")
     assert engine.pool.size() == 20
 
@@ -56,5 +57,5 @@ def test_a_pool_size_that_is_not_a_positive_number_is_a_config_error_naming_the_
         pytest.raises(ConfigError, match=r"middleware\.rdb\.pool_size") as refused,
         configured(env={"MIDDLEWARE_RDB_POOL_SIZE": value}),
     ):
-        create_engine("postgresql://fw@127.0.0.1:5432/unused", fw.config(MiddlewareSettings).rdb.pool_size)
+        create_engine("postgresql://fw@127.0.0.1:5432/unused", fw.config(RdbSettings).pool_size)
     assert refused.value.key == "middleware.rdb.pool_size"

@@ -84,7 +84,7 @@ async def test_fw_migrate_runs_each_named_engines_hook_once_with_the_settings_ha
         calls.append(settings)
         return ["created the memory space"]
 
-    where = StoreSettings(middleware_settings())
+    where = middleware_settings()
     with memory_registered():
         register_store(dataclasses.replace(MEMORY, name="migrating", migrate=create))
         lines = await migrate({"auth.backend": "migrating", "session.backend": "migrating"}, where)

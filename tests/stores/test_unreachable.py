@@ -75,6 +75,7 @@ async def test_every_auth_store_method_fails_as_store_unavailable_when_unreachab
         await store.close()
 
 
+# The session-store twin of the auth-store test above; the calls and the engines differ.
 @pytest.mark.parametrize("call", list(SESSION_CALLS))
 async def test_every_session_store_method_fails_as_store_unavailable_when_unreachable(
     server_backend: Backend, call: str

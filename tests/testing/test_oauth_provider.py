@@ -227,6 +227,7 @@ def test_codes_expire_after_the_configured_lifetime() -> None:
         assert redeem(x, code).json()["error"] == "invalid_grant"
 
 
+# Each token-endpoint test gets its own code so it reads whole; the request and the answer differ.
 def test_the_redirect_uri_must_match_the_authorization_request(x: TestOAuthProvider) -> None:
     x.login_user("alice")
     code = answer(authorize(x))["code"]

@@ -35,16 +35,17 @@ READ_BACK = r"""
 import asyncio, json, sys
 
 import fw
-from fw.auth.configured import configured_middleware
+from fw.auth.configured import configured_stores
 from fw.auth.stores.select import open_auth_store, open_session_store
-from fw.settings import AuthSettings, SessionSettings
+from fw.auth.sessions.settings import SessionSettings
+from fw.auth.settings import AuthSettings
 
 rows = json.loads(sys.argv[1])
 fw.parse_config([])
 
 
 async def read() -> dict:
-    middleware = configured_middleware()
+    middleware = configured_stores()
     store = await open_auth_store(
         fw.config(AuthSettings).backend, middleware, ["accounts", "revocations", "sessions"]
     )

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from fw.auth.runtime import auth_for_call
+from fw.auth.settings import Claim
 from fw.auth.stores.interfaces import AllowListStore
-from fw.settings import Claim
 
 _MISSING = object()
 

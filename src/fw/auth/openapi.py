@@ -16,9 +16,9 @@ from fw.auth.browser.cookies import CookiePolicy
 from fw.auth.modes.jwt_only.settings import store_records
 from fw.auth.modes.registry import find_mode
 from fw.auth.protection import PatternError, Protection
+from fw.auth.settings import AuthSettings, JwtSettings
 from fw.configuration import bound
 from fw.extension import OpenApiSecurity
-from fw.settings import AuthSettings, JwtSettings
 
 BEARER = "bearerAuth"
 DPOP = "dpopAuth"

@@ -1,7 +1,7 @@
 """Composes authentication into the App according to ``[auth]``.
 
 The factory the facade registers with the App (:func:`extension`): it reads fw's own tables once
-(``[auth]``, ``[session]``, ``[middleware]``: where the rdb, dynamo and firestore stores live),
+(``[auth]``, ``[session]``, and where every store engine lives: each engine's own table),
 asks the mode registry for ``auth.mode``, runs the rules every mode shares, then the mode's own
 checks, and builds the mode's extension.
 A broken rule becomes :class:`Refused`, so the App refuses to start with the one-line error.
@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fw.auth.configured import configured_middleware
+from fw.auth.configured import configured_stores
 from fw.auth.modes.base import Mode, ModeSettings
 from fw.auth.modes.registry import mode_named
 from fw.auth.modes.rules import SourceOf, check_development_only, check_shared
+from fw.auth.sessions.settings import SessionSettings
+from fw.auth.settings import AuthSettings
 from fw.configuration import bound
 from fw.core.middleware import Middleware
 from fw.core.routes import BaseRoute
 from fw.errors import ConfigError, StartupError
 from fw.extension import Extension
-from fw.settings import AuthSettings, SessionSettings
 
 
 class Refused:
@@ -88,7 +89,7 @@ def extension(app: object) -> Extension | None:
         settings = ModeSettings(
             auth=configuration.config(AuthSettings),
             session=configuration.config(SessionSettings),
-            middleware=configured_middleware(configuration),
+            stores=configured_stores(configuration),
             lookup=configuration.config,
             app=app,
             app_env=configuration.app_env,

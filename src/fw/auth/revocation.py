@@ -15,10 +15,10 @@ from datetime import datetime, timedelta
 
 from fw.auth.jwt.verifier import VerifiedToken
 from fw.auth.runtime import auth_for_call
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import RevocationStore
 from fw.auth.stores.records import RevocationEntries, RevocationKind
-from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth.revocation")
 

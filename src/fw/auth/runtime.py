@@ -14,10 +14,11 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+from fw.auth.settings import AuthSettings
+from fw.auth.stores.engine import StoreSettings
 from fw.auth.stores.interfaces import AuthStore
 from fw.auth.stores.select import open_auth_store
 from fw.configuration.owner import Owned, Slot, every, owned
-from fw.settings import AuthSettings, MiddlewareSettings
 
 
 def _nothing() -> None:
@@ -81,10 +82,10 @@ def find(app: object | None = None) -> RunningAuth | None:
     return here[0] if here else None
 
 
-def _configured() -> tuple[AuthSettings | None, MiddlewareSettings]:
+def _configured() -> tuple[AuthSettings | None, StoreSettings]:
     """Outside a running App, the parsed configuration is the only place settings come from; a
     management script that did not call ``fw.parse_config`` gets it read as a started App would."""
-    from fw.auth.configured import configured_middleware
+    from fw.auth.configured import configured_stores
     from fw.configuration import ensure_parsed, in_force
 
     ensure_parsed()
@@ -93,7 +94,7 @@ def _configured() -> tuple[AuthSettings | None, MiddlewareSettings]:
         auth: AuthSettings | None = configuration.config(AuthSettings)
     except LookupError:
         auth = None
-    return auth, configured_middleware(configuration)
+    return auth, configured_stores(configuration)
 
 
 @contextlib.asynccontextmanager
@@ -103,8 +104,8 @@ async def auth_for_call(app: object | None = None) -> AsyncIterator[RunningAuth]
     if running is not None:
         yield running
         return
-    auth, middleware = _configured()
-    store = await open_auth_store(auth.backend if auth is not None else "rdb", middleware, ())
+    auth, where = _configured()
+    store = await open_auth_store(auth.backend if auth is not None else "rdb", where, ())
     try:
         yield RunningAuth(None, store, auth)
     finally:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fw.auth import advisories
+from fw.auth.settings import AuthSettings
 from fw.configuration import bound
 from fw.extension import register_extension, register_openapi_security
-from fw.settings import AuthSettings
 
 if TYPE_CHECKING:
     from fw.extension import Extension, OpenApiSecurity

@@ -201,22 +201,23 @@ def cmd_migrate(project: Project, rest: list[str]) -> int:
 async def _migrate_cloud_stores() -> list[str]:
     """What each engine ``auth.backend`` or ``session.backend`` names creates (the DynamoDB table,
     TTL enabled): the store registry's migration hooks."""
+    from fw.auth.sessions.settings import SessionSettings
+    from fw.auth.settings import AuthSettings
     from fw.configuration import config
-    from fw.settings import AuthSettings, SessionSettings
 
     backends: dict[str, str] = {}  # key -> the backend it names
     with contextlib.suppress(LookupError):
         backends["auth.backend"] = config(AuthSettings).backend
     with contextlib.suppress(LookupError):
         backends["session.backend"] = config(SessionSettings).backend
-    from fw.auth.stores.registry import StoreSettings, find_store, migrate
+    from fw.auth.stores.registry import find_store, migrate
 
     engines = [find_store(name) for name in backends.values()]
     if not any(engine is not None and engine.migrate is not None for engine in engines):
         return []
-    from fw.auth.configured import configured_middleware
+    from fw.auth.configured import configured_stores
 
-    return await migrate(backends, StoreSettings(configured_middleware(), lookup=config))
+    return await migrate(backends, configured_stores())
 
 
 def cmd_token(project: Project, rest: list[str]) -> int:
@@ -256,10 +257,10 @@ def cmd_init(_project: Project | None, rest: list[str]) -> int:
 def cmd_routes(project: Project, rest: list[str]) -> int:
     """Print the route table: methods, path, protection, the request type bound, the handler."""
     from fw import configuration
+    from fw.auth.settings import AuthSettings
     from fw.cli.devonly import parse_without_dev
     from fw.cli.routetable import ProtectionRules, bound_types, render, route_rows
     from fw.core.routes import Route
-    from fw.settings import AuthSettings
 
     app = _the_app(project)
     missing = parse_without_dev(lambda: configuration.parse_config(rest))

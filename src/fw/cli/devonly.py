@@ -161,14 +161,15 @@ def parse_without_dev(parse: Callable[[], None]) -> StandIns:
 def _refused_dev_variable() -> tuple[str, str] | None:
     """(variable, key) when the configured mode's startup rules refuse a key that no layer set and
     that ``fw dev`` sets through that variable; ``None`` otherwise."""
-    from fw.auth.configured import configured_middleware
+    from fw.auth.configured import configured_stores
     from fw.auth.modes.base import ModeSettings
     from fw.auth.modes.registry import find_mode
     from fw.auth.modes.rules import env_name
     from fw.auth.plugin import check
+    from fw.auth.sessions.settings import SessionSettings
+    from fw.auth.settings import AuthSettings
     from fw.configuration import config, current_app_env, source_of
     from fw.errors import ConfigError, StartupError
-    from fw.settings import AuthSettings, SessionSettings
 
     try:
         auth = config(AuthSettings)
@@ -181,7 +182,7 @@ def _refused_dev_variable() -> tuple[str, str] | None:
     settings = ModeSettings(
         auth=auth,
         session=config(SessionSettings),
-        middleware=configured_middleware(),
+        stores=configured_stores(),
         lookup=config,
         app_env=current_app_env(),
     )

@@ -72,7 +72,7 @@ def configured_dev_environment(issuer: DevIssuer) -> tuple[str, DevEnvironment |
     """(the configured choice in words, what its mode injects) from the parsed configuration."""
     from fw import configuration
     from fw.auth.modes.registry import find_mode
-    from fw.settings import AuthSettings
+    from fw.auth.settings import AuthSettings
 
     auth = configuration.config(AuthSettings)
     if not auth.enabled:
@@ -127,7 +127,7 @@ def _bearer_only() -> bool:
     """The configured mode verifies bearer tokens and signs nobody in at the provider (jwt_only)."""
     from fw import configuration
     from fw.auth.modes.registry import find_mode
-    from fw.settings import AuthSettings
+    from fw.auth.settings import AuthSettings
 
     mode = find_mode(configuration.config(AuthSettings).mode)
     return mode is not None and not mode.browser

@@ -23,8 +23,9 @@ from fw.errors import StartupError
 
 if TYPE_CHECKING:
     from fw.auth.passkeys.calls import BootstrapCredential
+    from fw.auth.settings import AuthSettings
     from fw.generate.project import Project
-    from fw.settings import AuthSettings, ServerSettings
+    from fw.settings import ServerSettings
 
 USAGE = "usage: fw passkey bootstrap LOGIN_ID [--recovery] [--account ID] [CONFIGURATION OPTIONS]"
 
@@ -111,8 +112,9 @@ def run_passkey(project: Project, rest: list[str], the_app: Callable[[Project], 
     """``fw passkey bootstrap``; returns the exit status."""
     from fw import configuration
     from fw.auth.passkeys.calls import issue_bootstrap_credential
+    from fw.auth.settings import AuthSettings
     from fw.cli.devonly import parse_without_dev
-    from fw.settings import AuthSettings, ServerSettings
+    from fw.settings import ServerSettings
 
     try:
         request = parse_arguments(rest)

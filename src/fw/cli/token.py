@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from fw.generate.project import Project
 
 if TYPE_CHECKING:
+    from fw.auth.settings import JwtSettings
     from fw.devidp.stable import DevIssuerState
-    from fw.settings import JwtSettings
 
 #: A token a developer pastes into curl should outlive a debugging session, not a day.
 DEFAULT_TTL = timedelta(minutes=15)
@@ -111,8 +111,8 @@ def expected_jwt(
     from fw import configuration
     from fw.auth.modes.base import DevIssuer
     from fw.auth.modes.registry import offered_dev_environment
+    from fw.auth.settings import AuthSettings
     from fw.cli.devserver import DEV_CLIENT_ID, _Injected
-    from fw.settings import AuthSettings
 
     import_app(project)
     injected = _Injected()

@@ -152,11 +152,18 @@ class State:
 Configuration = State
 
 _state = State()
+#: fw's own registrations (any module of the ``fw`` package), in order: :func:`reset` keeps them.
 _builtin: list[tuple[type, str]] = []
 _generating: list[tuple[str, type, str]] | None = None
 
 
 # Registration.
+def is_framework_module(name: str) -> bool:
+    """Whether the module ``name`` is fw's own: fw's tables are declared across its package
+    (:mod:`fw.settings`, :mod:`fw.auth.settings`, each store engine's declaration...)."""
+    return name == "fw" or name.startswith("fw.")
+
+
 def register_config(cls: type[T], prefix: str) -> None:
     """Declare ``cls`` as the configuration under ``prefix``; call at import time, before parsing."""
     if _generating is not None:
@@ -168,7 +175,7 @@ def register_config(cls: type[T], prefix: str) -> None:
         )
     if not isinstance(prefix, str) or not prefix:
         raise ValueError("register_config needs a non-empty prefix string literal")
-    if cls.__module__ == "fw.settings" and (cls, prefix) not in _builtin:
+    if is_framework_module(cls.__module__) and (cls, prefix) not in _builtin:
         _builtin.append((cls, prefix))
     existing = _state.configs.get(prefix)
     if existing is not None and existing.cls is not cls:

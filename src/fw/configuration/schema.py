@@ -177,6 +177,13 @@ def copy_value(value: Value) -> Value:
 LOADER_FORMAT = 3
 
 
+def listing_order(loaders: Iterable[Loader]) -> list[Loader]:
+    """``loaders`` as ``--help``, the templates and the startup summary list them: by top-level
+    table, a top-level table before the tables under it, and those in registration order (the
+    store engines' ``[middleware.<engine>]`` tables as fw's engines are listed, rdb first)."""
+    return sorted(loaders, key=lambda loader: (loader.prefix.partition(".")[0], "." in loader.prefix))
+
+
 def type_name(cls: type) -> str:
     """How a generated ``_fw_config.py`` names a registered type: ``package.module:Class``."""
     return naming.type_name(cls, ":")

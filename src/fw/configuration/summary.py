@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from fw.configuration.activity import is_inactive
 from fw.configuration.advisory import Advisory
 from fw.configuration.masking import shown
-from fw.configuration.schema import Field, Loader
+from fw.configuration.schema import Field, Loader, listing_order
 from fw.configuration.values import is_off
 
 
@@ -50,7 +50,7 @@ def items(
 ) -> list[Item]:
     fields = {spec.key: spec for loader in loaders for spec in loader.fields}
     out: list[Item] = []
-    for loader in sorted(loaders, key=lambda entry: entry.prefix):
+    for loader in listing_order(loaders):
         for spec in loader.fields:
             if spec.key not in values or is_inactive(spec.key, inactive):
                 continue

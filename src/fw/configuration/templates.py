@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from datetime import timedelta
 
 from fw.configuration.choices import describe
-from fw.configuration.schema import Field, Loader, Value
+from fw.configuration.schema import Field, Loader, Value, listing_order
 from fw.configuration.values import display
 
 
@@ -51,7 +51,7 @@ def _comment(text: str, indent: str = "") -> list[str]:
 
 def toml_template(loaders: Sequence[Loader], skip: Collection[str] = ()) -> str:
     lines = ["# Configuration template written by --generate-config toml.", ""]
-    for loader in sorted(loaders, key=lambda entry: (entry.prefix, entry.type_name.rpartition(":")[2])):
+    for loader in listing_order(loaders):
         help_of = dict(loader.tables)
         grouped: dict[str, list[Field]] = {table: [] for table, _ in loader.tables}
         for spec in loader.fields:

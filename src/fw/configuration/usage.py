@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fw.configuration.choices import describe
 from fw.configuration.masking import mask_dsn
-from fw.configuration.schema import Command, Field, Loader
+from fw.configuration.schema import Command, Field, Loader, listing_order
 from fw.configuration.values import display
 
 
@@ -60,7 +60,7 @@ def usage(loaders: Sequence[Loader], commands: Mapping[str, Command], skip: Coll
         "  --generate-config toml|env      print a configuration template and exit",
         "  --help                          print this help and exit",
     ]
-    for loader in sorted(loaders, key=lambda entry: entry.prefix):
+    for loader in listing_order(loaders):
         fields = [spec for spec in loader.fields if spec.key not in skip]
         lines += ["", f"[{loader.prefix}]", *_rows(fields)]
     for name, command in sorted(commands.items()):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from starlette.datastructures import URL, URLPath
@@ -92,11 +93,17 @@ class Router:
         self._any_method = _alternation([route for route in plain if route.methods is None])
         self._plain = plain
 
-    def find(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
-        """The route serving ``method`` at ``path`` and its parameters, or ``None``."""
-        route = self._static.get((path, method))
-        if route is not None:
-            return route, {}
+    def find(self, method: str, path: str) -> tuple[Route, Mapping[str, str]] | None:
+        """The route serving ``method`` at ``path`` and its parameters, or ``None``.
+
+        A parameterless route's answer is built once, with one shared empty mapping that nobody
+        may change (a read-only view): the usual request allocates nothing to find its route.
+        """
+        by_method = self._static.get(path)
+        if by_method is not None:
+            answer = by_method.get(method)
+            if answer is not None:
+                return answer
         alternation = self._by_method.get(method, self._any_method)
         return None if alternation is None else alternation.first(path)
 
@@ -163,17 +170,20 @@ def _alternation(routes: Sequence[Route]) -> _Alternation | None:
     return _Alternation(routes) if routes else None
 
 
-def _static_table(routes: Sequence[Route]) -> Mapping[tuple[str, str], Route]:
-    """``(path, method) -> route`` for each parameterless route the in-order scan would pick."""
-    table: dict[tuple[str, str], Route] = {}
+#: The parameters of every parameterless route: one read-only empty mapping.
+NO_PARAMS: Mapping[str, str] = MappingProxyType({})
+
+
+def _static_table(routes: Sequence[Route]) -> dict[str, dict[str, tuple[Route, Mapping[str, str]]]]:
+    """``path -> method -> (route, NO_PARAMS)`` for each parameterless route the in-order scan would pick."""
+    table: dict[str, dict[str, tuple[Route, Mapping[str, str]]]] = {}
     for index, route in enumerate(routes):
         if route.names or route.methods is None:
             continue
         for method in sorted(route.methods):
-            key = (route.path, method)
-            if key in table:
+            if method in table.get(route.path, {}):
                 continue
             if any(earlier.accepts(method) and earlier.regex.match(route.path) for earlier in routes[:index]):
                 continue
-            table[key] = route
+            table.setdefault(route.path, {})[method] = (route, NO_PARAMS)
     return table

@@ -59,9 +59,20 @@ def generate_folders(folders: Iterable[Path]) -> list[Output]:
         forget_imports(before, resolved)
 
 
+#: The modules of fw declaring its own tables, in the order ``import fw`` registers them.
+FW_SETTINGS_MODULES = (
+    "settings.py",
+    "auth/sessions/settings.py",
+    "auth/stores/engines/rdb.py",
+    "auth/stores/engines/dynamo.py",
+    "auth/stores/engines/firestore.py",
+    "auth/settings.py",
+)
+
+
 def _files(folder: Path) -> list[Path]:
     if folder == _FW_DIR:
-        return [folder / "settings.py"]
+        return [folder / name for name in FW_SETTINGS_MODULES]
     return source_files(folder)
 
 

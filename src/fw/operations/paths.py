@@ -1,8 +1,10 @@
-"""The operations endpoints authentication lets through, whatever ``[auth.protection]`` covers.
+"""The operations endpoints every guard lets through, whatever ``[auth.protection]`` covers.
 
 An orchestrator probing ``/healthz`` and ``/readyz`` and a Prometheus server scraping
-``/metrics`` carry no credentials; the browser modes and the bearer middleware exempt these
-paths exactly (restrict ``/metrics`` at the network or the proxy when it must stay private).
+``/metrics`` carry no credentials. :func:`fw.operations.pillar.register` declares these paths
+public (:func:`fw.extension.register_public_paths`), so the browser modes and the bearer
+middleware exempt them exactly (restrict ``/metrics`` at the network or the proxy when it must
+stay private); authentication never imports this module.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 from fw.operations.health import public_paths
 
 
-def unguarded_paths() -> tuple[str, ...]:
-    """The health endpoints' paths and, with metrics on, the scrape path."""
+def unguarded_paths(app: object = None) -> tuple[str, ...]:
+    """The health endpoints' paths and, with metrics on, the scrape path, in the configuration
+    in force (``app``, the App asking, is not needed: fw's operations settings are global)."""
     from fw.configuration import config
     from fw.settings import MetricsSettings
 

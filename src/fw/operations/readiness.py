@@ -2,12 +2,13 @@
 
 Liveness answers ``200 {"status": "ok"}`` whenever the process serves a request. Readiness asks
 every store the running App opened, and its bearer keys or provider discovery, a cheap question
-(:mod:`fw.operations.probes`), all at once, each bounded by :data:`PROBE_SECONDS`, so the answer
-comes within two seconds however many stores hang: ``200 {"status": "ok", "checks": {...}}``
-when each answered, else ``503`` with ``Retry-After`` and the outcome of every check by name
-(``"redis": "timeout"``), never a DSN, host or secret. A probe's failure is its outcome, never
-an error of the request. Requests arriving while the stores are being asked share that one
-round, so a flood of probes costs the stores one question each at a time.
+(the probes its extensions offer, :mod:`fw.operations.probes`), all at once, each bounded by
+:data:`PROBE_SECONDS`, so the answer comes within two seconds however many stores hang:
+``200 {"status": "ok", "checks": {...}}`` when each answered, else ``503`` with ``Retry-After``
+and the outcome of every check by name (``"redis": "timeout"``), never a DSN, host or secret.
+A probe's failure is its outcome, never an error of the request. Requests arriving while the
+stores are being asked share that one round, so a flood of probes costs the stores one
+question each at a time.
 
 Both endpoints set ``scope["fw.untracked"]``: metrics, tracing and the access log leave them
 out. They are not in the OpenAPI document (it lists the application's routes only).
@@ -50,13 +51,10 @@ class Readiness:
     """The readiness answer of one App, from the probes of what its pillars opened."""
 
     def __init__(self, app: object, *, probe_seconds: float = PROBE_SECONDS) -> None:
-        from fw.operations.probes import Pacing
-
         self.app = app
         self.probe_seconds = probe_seconds
         #: Set once the App's startup ran (every extension started), cleared at shutdown.
         self.started = False
-        self.pacing = Pacing()
         self._round: tuple[asyncio.AbstractEventLoop, asyncio.Task[dict[str, str]]] | None = None
         self._failing: frozenset[str] = frozenset()
 
@@ -77,7 +75,7 @@ class Readiness:
             outcomes = {"startup": NOT_STARTED}
         else:
             try:
-                probes = app_probes(self.app, self.pacing)
+                probes = app_probes(self.app)
             except Exception as error:  # a pillar in a state no probe expected: not ready, say so
                 logger.warning("readiness: the checks could not be listed (%s)", type(error).__name__)
                 probes = []

@@ -92,16 +92,13 @@ def application_chain(root: Path) -> Chain | None:
 
 def configured_dsn() -> str:
     """``[middleware.rdb] dsn`` from the parsed configuration."""
+    from fw.auth.stores.engines.rdb import RdbSettings
     from fw.configuration import config
-    from fw.settings import MiddlewareSettings, RdbSettings
 
     try:
-        return config(MiddlewareSettings).rdb.dsn
+        return config(RdbSettings).dsn
     except LookupError:
-        try:
-            return config(RdbSettings).dsn
-        except LookupError:
-            return "sqlite:///fw.sqlite3"
+        return "sqlite:///fw.sqlite3"
 
 
 def _heads(connection: Any, chain: Chain) -> tuple[str, ...]:

@@ -168,6 +168,7 @@ class Greeting:
     org: Annotated[str, fw.path("org")]
 
 
+# Declarations alike in shape only: each is the request one group of tests binds.
 @dataclass
 class Wide:
     """Every rule and type the fast JSON path checks itself, in one body."""

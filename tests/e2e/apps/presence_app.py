@@ -21,6 +21,7 @@ async def home(request: fw.Request) -> fw.Response:
     return fw.HTMLResponse("<!doctype html><p id='home'>home</p>")
 
 
+# Each app script runs alone in its own processes, so it declares its own routes.
 @app.route("GET /me")
 async def me(request: fw.Request) -> fw.Response:
     user = fw.auth.user(request)

@@ -16,6 +16,7 @@ accounts.REREAD_INTERVAL = float(os.environ.get("FW_TEST_REREAD_SECONDS", "30"))
 app = fw.App()
 
 
+# Each app script runs alone in its own processes, so it declares its own routes.
 @app.route("GET /me")
 async def me(request: fw.Request) -> fw.Response:
     user = fw.auth.user(request)

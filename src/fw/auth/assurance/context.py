@@ -15,8 +15,8 @@ from starlette.requests import HTTPConnection
 
 from fw.auth.assurance.policies import Policies
 from fw.auth.sessions.manager import ActiveSession, Sessions, active_session
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.interfaces import CeremonyStore
-from fw.settings import AuthSettings
 
 CONTEXT_KEY = "fw.auth.assurance"
 

@@ -19,7 +19,7 @@ from fw.auth.assurance.hint import RememberedVisitor, mask_identifier
 from fw.auth.assurance.hint_rules import hint_keys
 from fw.auth.browser.cookies import expire_cookie, set_cookie
 from fw.auth.sessions.seal import Sealer
-from fw.settings import AssuranceHint
+from fw.auth.settings import AssuranceHint
 
 HINT_COOKIE = "fw_visitor"
 #: What the note's key is derived for: a seal made for anything else never opens as a note.

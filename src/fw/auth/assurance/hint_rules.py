@@ -8,9 +8,9 @@ the screen is by definition someone else (``auth.shared_device = true``).
 from __future__ import annotations
 
 from fw.auth.sessions.seal import SECRET_RECIPE, listed_secrets, secret_bytes
+from fw.auth.settings import AssuranceHint, AuthSettings
 from fw.configuration.duration import format_duration
 from fw.errors import StartupError
-from fw.settings import AssuranceHint, AuthSettings
 
 TABLE = "auth.assurance.hint"
 

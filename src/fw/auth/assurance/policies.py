@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from fw.auth.assurance.requirements import Requirement, Window
+from fw.auth.settings import AssurancePolicy
 from fw.configuration.duration import format_duration
 from fw.configuration.quoting import quoted
 from fw.errors import ConfigError
-from fw.settings import AssurancePolicy
 
 #: The key of the table array, as the configuration names it.
 POLICY_KEY = "auth.assurance.policy"

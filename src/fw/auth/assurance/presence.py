@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from fw.auth.settings import AssurancePresence
 from fw.configuration.duration import format_duration
 from fw.errors import StartupError
-from fw.settings import AssurancePresence
 
 TABLE = "auth.assurance.presence"
 #: The session record's field: when someone was last reported at the keyboard (UNIX time).

@@ -27,9 +27,9 @@ from fw.auth.browser.cookies import cookie_secure
 from fw.auth.browser.signout import ended_cookies
 from fw.auth.browser.user import user
 from fw.auth.sessions.manager import ActiveSession, Sessions, SessionSummary
+from fw.auth.settings import AuthSettings
 from fw.core.routes import BaseRoute, Route
 from fw.problems import Problem
-from fw.settings import AuthSettings
 
 
 class BrowserAssurance:

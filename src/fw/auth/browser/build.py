@@ -19,15 +19,16 @@ from fw.auth.browser.cookies import CookiePolicy
 from fw.auth.browser.middleware import BrowserAuth
 from fw.auth.protection import Protection
 from fw.auth.sessions.manager import Sessions
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.interfaces import CeremonyStore, SessionStore
-from fw.operations.paths import unguarded_paths
-from fw.settings import AuthSettings
+from fw.extension import public_paths
 
 
 def browser_auth(
     auth: AuthSettings,
     app_env: str,
     *,
+    app: object,
     sessions: Callable[[], Sessions],
     ceremonies: Callable[[], CeremonyStore],
     accounts: AccountSeams,
@@ -38,9 +39,9 @@ def browser_auth(
 
     ``sessions`` and ``ceremonies`` are read per request (a 503 before startup); ``exempt`` names
     the mode's own paths that answer for themselves (its callback, its ceremony endpoints),
-    besides ``auth.login_path``, ``auth.logout_path``, presence's paths and the operations
-    endpoints (:func:`fw.operations.paths.unguarded_paths`), which every browser mode exempts from
-    path protection.
+    besides ``auth.login_path``, ``auth.logout_path``, presence's paths and the paths the pillars
+    declare public for ``app`` (:func:`fw.extension.public_paths`: the health probes, the metrics
+    scrape), which every browser mode exempts from path protection.
     """
     return BrowserAuth(
         sessions=sessions,
@@ -54,7 +55,7 @@ def browser_auth(
                 auth.logout_path,
                 *exempt,
                 *(presence.paths() if presence is not None else ()),
-                *unguarded_paths(),  # health probes and the metrics scrape carry no session
+                *public_paths(app),  # health probes and the metrics scrape carry no session
             }
         ),
         assurance=build_context(auth, sessions, ceremonies),

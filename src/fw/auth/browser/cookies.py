@@ -28,7 +28,7 @@ from starlette.requests import Request
 
 from fw.auth.browser.redirects import loopback_host_header
 from fw.auth.sessions.manager import SESSION_COOKIE
-from fw.settings import AuthSettings
+from fw.auth.settings import AuthSettings
 
 #: Where the session middleware records the App's :class:`CookiePolicy` in each request's scope.
 POLICY_KEY = "fw.auth.cookies"

@@ -13,11 +13,12 @@ from urllib.parse import urlsplit
 from fw.auth.assurance.hint_rules import check_hint
 from fw.auth.assurance.presence import check_presence
 from fw.auth.browser.redirects import loopback_host_header
+from fw.auth.sessions.settings import SessionSettings
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.select import check_session_backend
 from fw.configuration.advisory import Advisory
 from fw.configuration.duration import format_duration
 from fw.errors import StartupError
-from fw.settings import AuthSettings, SessionSettings
 
 
 def check_stores(auth: AuthSettings, session: SessionSettings) -> None:

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from fw.auth.sessions.settings import SessionSettings
+from fw.auth.stores.engine import StoreSettings
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.stores.interfaces import AuthStore, SessionStore
 from fw.auth.stores.records import RecordKind
 from fw.auth.stores.registry import find_store
 from fw.auth.stores.select import open_auth_store, open_session_store, store_settings
 from fw.errors import StartupError
-from fw.settings import MiddlewareSettings, SessionSettings
 
 
 @dataclass(slots=True)
@@ -39,7 +40,7 @@ class BrowserStores:
 
 async def open_browser_stores(
     backend: str,
-    middleware: MiddlewareSettings,
+    stores: StoreSettings,
     session: SessionSettings,
     kinds: Iterable[RecordKind],
     lookup: Callable[[type[Any]], Any] | None = None,
@@ -54,7 +55,7 @@ async def open_browser_stores(
     engine = find_store(session.backend)
     if engine is not None and engine.sessions_in_auth_store:
         wanted.append("sessions")
-    where = store_settings(middleware, session, lookup)
+    where = store_settings(stores, session, lookup)
     auth_store = await open_auth_store(backend, where, wanted)
     store: SessionStore | None = None
     try:

@@ -15,7 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from fw.settings import AuthSettings, MiddlewareSettings, RdbSettings, SessionSettings
+from fw.auth.sessions.settings import SessionSettings
+from fw.auth.settings import AuthSettings
+from fw.auth.stores.engine import StoreSettings
+from fw.auth.stores.engines.rdb import RdbSettings
 
 if TYPE_CHECKING:
     from fw.configuration.advisory import Advisory
@@ -28,14 +31,15 @@ T = TypeVar("T")
 class ModeSettings:
     """The resolved settings a mode reads, read once by the dispatcher and handed over.
 
-    ``auth``, ``session`` and ``middleware`` (where the ``rdb``, ``dynamo`` and ``firestore``
-    stores live) are fw's own tables. A mode defined outside fw reads its
+    ``auth`` and ``session`` are fw's own tables, and ``stores`` says where every store engine
+    lives (each engine's opener reads its own table of it). A mode defined outside fw reads its
     own registered table with :meth:`table`, so no mode reads the global configuration itself.
     """
 
     auth: AuthSettings
     session: SessionSettings
-    middleware: MiddlewareSettings
+    #: Where the store engines live (:class:`fw.auth.stores.engine.StoreSettings`).
+    stores: StoreSettings
     #: Resolves any registered settings class (``fw.config`` for a running App).
     lookup: Callable[[type[Any]], Any]
     #: The App being composed: the handle App-scoped state (account seams, the running store) keys on.
@@ -47,7 +51,7 @@ class ModeSettings:
     @property
     def rdb(self) -> RdbSettings:
         """``[middleware.rdb]``, for a mode that keeps tables of its own in the relational store."""
-        return self.middleware.rdb
+        return self.stores.table(RdbSettings)
 
     def table(self, cls: type[T]) -> T:
         """The resolved instance of the registered settings class ``cls``."""

@@ -26,11 +26,11 @@ from fw.auth.admission import AdmissionTable, admission_problem
 from fw.auth.modes.base import Mode
 from fw.auth.modes.registry import mode_tables, readers, reads
 from fw.auth.protection import pattern_problem
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.select import check_auth_backend
 from fw.auth.tokens.urls import is_loopback_host, transport_problem
 from fw.configuration.duration import format_duration
 from fw.errors import StartupError
-from fw.settings import AuthSettings
 
 #: Where a key's value came from; ``None`` (or ``"default"``) when no source set it.
 SourceOf = Callable[[str], "str | None"]

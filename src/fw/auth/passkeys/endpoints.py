@@ -15,9 +15,9 @@ from fw.auth.passkeys.live import LiveState
 from fw.auth.passkeys.registration import PasskeyRegistration, Registrants
 from fw.auth.passkeys.settings import relying_party
 from fw.auth.passkeys.signin import PasskeySignIn
+from fw.auth.settings import AuthSettings
 from fw.auth.webauthn import SCRIPT_MEDIA_TYPE, SCRIPT_NAME, passkey_script
 from fw.core.routes import BaseRoute, Route
-from fw.settings import AuthSettings
 
 CEREMONY_COOKIE = "fw_passkey"
 

@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 from fw.auth.modes.rules import check_required, shown
+from fw.auth.settings import AuthSettings
 from fw.auth.webauthn import RelyingParty, relying_party_problems
 from fw.errors import StartupError
-from fw.settings import AuthSettings
 
 
 def relying_party(auth: AuthSettings) -> RelyingParty:

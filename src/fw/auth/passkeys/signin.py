@@ -33,6 +33,7 @@ from fw.auth.passkeys.bound import BoundRecords
 from fw.auth.passkeys.guards import read_empty, read_json
 from fw.auth.passkeys.live import Live, LiveState
 from fw.auth.sessions.manager import SessionSummary
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.webauthn import (
     CEREMONY_TIMEOUT,
@@ -49,7 +50,6 @@ from fw.auth.webauthn import (
 from fw.base64url import decode, encode
 from fw.problems import Problem
 from fw.responses import JSONResponse
-from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth")
 

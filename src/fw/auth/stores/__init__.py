@@ -16,19 +16,25 @@ A new engine is one module implementing the interfaces plus one
 :func:`~fw.auth.stores.registry.register_store`; the contract tests in ``tests/stores`` then run
 against it through one more fixture parameter (``tests/stores/memory`` is such an engine,
 registered from outside fw).
+
+The names below load their modules on first use: the engine declarations, which the facade's
+import registers with their settings tables, load no interface or engine code (DESIGN 10.1).
 """
 
-from fw.auth.stores.errors import StoreUnavailable
-from fw.auth.stores.interfaces import (
-    AccountStore,
-    AllowListStore,
-    AuthStore,
-    BootstrapStore,
-    CeremonyStore,
-    PasskeyStore,
-    RevocationStore,
-    SessionStore,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fw.auth.stores.errors import StoreUnavailable
+    from fw.auth.stores.interfaces import (
+        AccountStore,
+        AllowListStore,
+        AuthStore,
+        BootstrapStore,
+        CeremonyStore,
+        PasskeyStore,
+        RevocationStore,
+        SessionStore,
+    )
 
 __all__ = [
     "AccountStore",
@@ -41,3 +47,15 @@ __all__ = [
     "SessionStore",
     "StoreUnavailable",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "StoreUnavailable":
+        from fw.auth.stores.errors import StoreUnavailable
+
+        return StoreUnavailable
+    if name in __all__:
+        from fw.auth.stores import interfaces
+
+        return getattr(interfaces, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,7 +35,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from aiobotocore.config import AioConfig
@@ -69,7 +69,20 @@ from fw.auth.stores.tokens import (
     well_formed,
 )
 from fw.errors import StartupError
-from fw.settings import DynamoSettings
+
+
+class DynamoLocation(Protocol):
+    """Where the data lives: the ``[middleware.dynamo]`` settings.
+
+    Their class (:class:`fw.auth.stores.engines.dynamo.DynamoSettings`) is declared with the engine,
+    which imports this module when it opens a store, so this module names the fields it reads
+    instead of importing that class.
+    """
+
+    region: str
+    endpoint_url: str
+    table_prefix: str
+
 
 PREFIX_KEY = "middleware.dynamo.table_prefix"
 #: The attribute the table's TTL setting names.
@@ -105,7 +118,7 @@ _UNREACHED = (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, Co
 Item = dict[str, Any]
 
 
-def table_name(settings: DynamoSettings) -> str:
+def table_name(settings: DynamoLocation) -> str:
     return f"{settings.table_prefix}records"
 
 
@@ -164,7 +177,7 @@ class DynamoTable:
     until :meth:`close`; aiobotocore pools its connections.
     """
 
-    def __init__(self, settings: DynamoSettings) -> None:
+    def __init__(self, settings: DynamoLocation) -> None:
         self.settings = settings
         self.name = table_name(settings)
         self._stack = contextlib.AsyncExitStack()
@@ -864,7 +877,7 @@ async def require_table(table: DynamoTable, key: str = PREFIX_KEY) -> None:
         )
 
 
-async def create_table(settings: DynamoSettings) -> list[str]:
+async def create_table(settings: DynamoLocation) -> list[str]:
     """Create the table if missing and enable its TTL (``fw migrate``); printable lines."""
     table = DynamoTable(settings)
     lines: list[str] = []
@@ -919,7 +932,7 @@ class DynamoStore:
     name: str = "dynamo"
 
     @classmethod
-    def open(cls, settings: DynamoSettings) -> DynamoStore:
+    def open(cls, settings: DynamoLocation) -> DynamoStore:
         """A store whose client connects on first use (at startup, by :meth:`require`)."""
         table = DynamoTable(settings)
         return cls(
@@ -944,6 +957,6 @@ class DynamoStore:
         await self.table.close()
 
 
-def session_store(settings: DynamoSettings) -> DynamoSessions:
+def session_store(settings: DynamoLocation) -> DynamoSessions:
     """Sessions on DynamoDB for an ``auth.backend`` kept elsewhere: its own client, closed with it."""
     return DynamoSessions(DynamoTable(settings), owns_table=True)

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from fw.auth.sessions.settings import SessionSettings
     from fw.auth.stores.interfaces import AuthStore, SessionStore
     from fw.configuration.advisory import Advisory, AdvisoryContext
-    from fw.settings import MiddlewareSettings, SessionSettings
 
 T = TypeVar("T")
 
@@ -25,12 +25,11 @@ T = TypeVar("T")
 class StoreSettings:
     """Where the engines live, resolved once by the auth factory and handed to an opener.
 
-    fw's own engines read their ``[middleware.<engine>]`` table from ``middleware`` and the
-    ``[session]`` keys from ``session``; an engine defined outside fw reads its own registered
-    table with :meth:`table`, so no opener reads the global configuration itself.
+    Every engine, fw's own and one defined outside fw alike, reads its own registered table
+    (``[middleware.dynamo]``: ``settings.table(DynamoSettings)``) with :meth:`table`, and the
+    ``[session]`` keys from ``session``, so no opener reads the global configuration itself.
     """
 
-    middleware: MiddlewareSettings
     session: SessionSettings | None = None
     #: Resolves any registered settings class (``fw.config`` of the running App); ``None``: none.
     lookup: Callable[[type[Any]], Any] | None = None
@@ -79,7 +78,8 @@ class StoreEngine:
     recalls_sessions: bool = True
     #: Its configuration table (``middleware.dynamo``); empty when it has none.
     table: str = ""
-    #: The settings dataclass of that table, registered with ``fw.register_config``.
+    #: The settings dataclass of that table, declared and registered with ``fw.register_config``
+    #: beside the engine's declaration (its opener reads it with :meth:`StoreSettings.table`).
     settings: type[Any] | None = None
     #: The table is read whatever the backends say (listed in every startup summary).
     table_always_used: bool = False

@@ -42,7 +42,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from google.api_core import exceptions as google_errors
 from google.api_core.retry import Retry, if_exception_type
@@ -63,7 +63,20 @@ from fw.auth.stores.records import (
 )
 from fw.auth.stores.tokens import Record, new_token, session_marks, token_digest, well_formed
 from fw.errors import StartupError
-from fw.settings import FirestoreSettings
+
+
+class FirestoreLocation(Protocol):
+    """Where the data lives: the ``[middleware.firestore]`` settings.
+
+    Their class (:class:`fw.auth.stores.engines.firestore.FirestoreSettings`) is declared with the engine,
+    which imports this module when it opens a store, so this module names the fields it reads
+    instead of importing that class.
+    """
+
+    project: str
+    database: str
+    emulator_host: str
+
 
 __all__ = ["TTL_KINDS", "FirestoreSessions", "FirestoreStore"]
 
@@ -657,7 +670,7 @@ class FirestoreBootstrap:
         return await self.store.transact(work)
 
 
-def _client(settings: FirestoreSettings, namespace: str | None) -> datastore.Client:
+def _client(settings: FirestoreLocation, namespace: str | None) -> datastore.Client:
     """A client for the configured database; an emulator needs no credentials and any project ID
     (``fw-local`` when none is set)."""
     emulator = settings.emulator_host or os.environ.get(_EMULATOR_VARIABLE, "")
@@ -671,7 +684,7 @@ def _client(settings: FirestoreSettings, namespace: str | None) -> datastore.Cli
     return client
 
 
-def _database_name(settings: FirestoreSettings) -> str:
+def _database_name(settings: FirestoreLocation) -> str:
     return settings.database or "(default)"
 
 
@@ -681,7 +694,7 @@ class FirestoreStore:
     name = "firestore"
 
     def __init__(
-        self, client: datastore.Client, settings: FirestoreSettings, *, patience: float = PATIENCE
+        self, client: datastore.Client, settings: FirestoreLocation, *, patience: float = PATIENCE
     ) -> None:
         self.settings = settings
         self.datastore = _Datastore(client, patience=patience)
@@ -694,7 +707,7 @@ class FirestoreStore:
 
     @classmethod
     def open(
-        cls, settings: FirestoreSettings, *, namespace: str | None = None, patience: float = PATIENCE
+        cls, settings: FirestoreLocation, *, namespace: str | None = None, patience: float = PATIENCE
     ) -> FirestoreStore:
         """A store on a new client (no request is made until the first call).
 
@@ -754,7 +767,7 @@ class FirestoreStore:
         await asyncio.to_thread(self.datastore.client.close)
 
 
-def open_firestore_sessions(settings: FirestoreSettings) -> FirestoreSessions:
+def open_firestore_sessions(settings: FirestoreLocation) -> FirestoreSessions:
     """Sessions on a client of their own (``session.backend = firestore``, another ``auth.backend``)."""
     store = FirestoreStore.open(settings)
     return FirestoreSessions(store.datastore, owner=store)

@@ -44,7 +44,7 @@ from fw.auth.stores.tokens import (
     token_digest,
     well_formed,
 )
-from fw.rdb.engine import DEFAULT_POOL_SIZE, create_engine, reader, require_tables
+from fw.rdb.engine import DEFAULT_POOL_SIZE, create_engine, describe_error, reader, require_tables
 from fw.rdb.faults import STORE_ERRORS
 from fw.rdb.pointread import DirectReads, stored_time
 from fw.rdb.tables import (
@@ -95,7 +95,10 @@ class _Answering:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
         if error is not None and isinstance(error, STORE_ERRORS):
-            raise StoreUnavailable(str(error)) from error
+            # The driver's class and first line only: SQLAlchemy's text of the error, and the
+            # cause chained to it, carry the statement (and its parameters, account IDs and token
+            # hashes, where an engine does not hide them).
+            raise StoreUnavailable(describe_error(error)) from None
 
 
 _answering = _Answering()

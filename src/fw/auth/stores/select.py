@@ -8,8 +8,8 @@ Datastore client, redis) is imported by its opener, only when it is selected.
 
 Where each engine lives (``[middleware.rdb]``, ``[middleware.dynamo]``, ``[middleware.firestore]``,
 an outside engine's own table) arrives resolved, as one
-:class:`~fw.auth.stores.registry.StoreSettings` (or the :class:`~fw.settings.MiddlewareSettings`
-it wraps) the auth factory read once; nothing here reads the configuration. Every store is
+:class:`~fw.auth.stores.registry.StoreSettings` the auth factory read once (each engine's opener
+asks it for its own table); nothing here reads the configuration. Every store is
 opened by exactly two calls: ``engine.open_auth(...)`` in :func:`open_auth_store` and
 ``engine.open_sessions(...)`` in :func:`open_session_store`.
 """
@@ -19,6 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from fw.auth.sessions.settings import SessionSettings
+from fw.auth.stores.engines.dynamo import DynamoSettings
+from fw.auth.stores.engines.firestore import FirestoreSettings
+from fw.auth.stores.engines.rdb import RdbSettings
 from fw.auth.stores.interfaces import AuthStore, SessionStore
 from fw.auth.stores.records import RecordKind
 from fw.auth.stores.registry import (
@@ -31,13 +35,6 @@ from fw.auth.stores.registry import (
 )
 from fw.errors import StartupError
 from fw.operations.events import instrument_store
-from fw.settings import (
-    DynamoSettings,
-    FirestoreSettings,
-    MiddlewareSettings,
-    RdbSettings,
-    SessionSettings,
-)
 
 __all__ = [
     "auth_backends",
@@ -67,39 +64,60 @@ def middleware_settings(
     dynamo: DynamoSettings | None = None,
     firestore: FirestoreSettings | None = None,
     pool_size: int = 20,
-) -> MiddlewareSettings:
-    """Resolved store locations from parts; an engine left out gets its configuration defaults."""
-    return MiddlewareSettings(
-        rdb=RdbSettings(dsn, pool_size),
-        dynamo=dynamo or DynamoSettings(region="", endpoint_url="", table_prefix="fw_"),
-        firestore=firestore or FirestoreSettings(project="", database="", emulator_host=""),
-    )
+) -> StoreSettings:
+    """Resolved locations of fw's own engines from parts (``[middleware.rdb]``, ``.dynamo``,
+    ``.firestore``); an engine left out gets its configuration defaults."""
+    tables: dict[type[Any], Any] = {
+        RdbSettings: RdbSettings(dsn, pool_size),
+        DynamoSettings: dynamo or DynamoSettings(region="", endpoint_url="", table_prefix="fw_"),
+        FirestoreSettings: firestore or FirestoreSettings(project="", database="", emulator_host=""),
+    }
+
+    def lookup(cls: type[Any]) -> Any:
+        if cls not in tables:
+            raise LookupError(f"{cls.__qualname__}: not one of fw's store tables")
+        return tables[cls]
+
+    return StoreSettings(lookup=lookup)
+
+
+def _first_found(
+    first: Callable[[type[Any]], Any], then: Callable[[type[Any]], Any]
+) -> Callable[[type[Any]], Any]:
+    """A lookup asking ``first``, then ``then`` for a table ``first`` does not hold."""
+
+    def lookup(cls: type[Any]) -> Any:
+        try:
+            return first(cls)
+        except LookupError:
+            return then(cls)
+
+    return lookup
 
 
 def store_settings(
-    where: MiddlewareSettings | StoreSettings,
+    where: StoreSettings,
     session: SessionSettings | None = None,
     lookup: Callable[[type[Any]], Any] | None = None,
 ) -> StoreSettings:
-    """``where`` as :class:`StoreSettings`, with ``session`` and ``lookup`` where given."""
-    if not isinstance(where, StoreSettings):
-        return StoreSettings(where, session, lookup)
+    """``where`` with ``session`` where given, and ``lookup`` asked for the tables ``where`` does
+    not hold itself."""
     if (session is None or where.session is session) and (lookup is None or where.lookup is lookup):
         return where
-    return StoreSettings(where.middleware, session or where.session, lookup or where.lookup)
+    if lookup is not None and where.lookup is not None and where.lookup is not lookup:
+        lookup = _first_found(where.lookup, lookup)
+    return StoreSettings(session or where.session, lookup or where.lookup)
 
 
-async def open_auth_store(
-    backend: str, middleware: MiddlewareSettings | StoreSettings, kinds: Iterable[RecordKind]
-) -> AuthStore:
+async def open_auth_store(backend: str, where: StoreSettings, kinds: Iterable[RecordKind]) -> AuthStore:
     """The store ``auth.backend`` names, refusing to start unless each kind of record has its place.
 
-    ``middleware`` says where each engine lives: ``rdb`` opens ``middleware.rdb.dsn``,
-    ``dynamo`` and ``firestore`` their own tables of it.
+    ``where`` says where each engine lives: each opener reads its own table of it (``rdb``
+    opens ``middleware.rdb.dsn``).
     """
     engine = auth_engine(backend)
     assert engine.open_auth is not None  # auth_engine refuses an engine keeping no auth records
-    store = instrument_store(engine.open_auth(store_settings(middleware)), backend)
+    store = instrument_store(engine.open_auth(where), backend)
     try:
         await store.require(kinds)
     except BaseException:
@@ -109,7 +127,7 @@ async def open_auth_store(
 
 
 def open_session_store(
-    settings: SessionSettings, auth_store: AuthStore | None, middleware: MiddlewareSettings | StoreSettings
+    settings: SessionSettings, auth_store: AuthStore | None, where: StoreSettings
 ) -> SessionStore:
     """The store ``session.backend`` names. Sessions on the ``auth.backend`` engine live in that
     store (one client); an engine that keeps sessions only there (``rdb``) needs ``auth.backend``
@@ -119,10 +137,10 @@ def open_session_store(
     if auth_store is not None and auth_store.name == engine.name and engine.keeps_auth:
         return auth_store.sessions()
     if engine.open_sessions is not None:
-        return instrument_store(engine.open_sessions(store_settings(middleware, settings)), backend)
+        return instrument_store(engine.open_sessions(store_settings(where, settings)), backend)
     if auth_store is None:
-        where = f"[{engine.table}]" if engine.table else "its settings"
-        raise StartupError(SESSION_KEY, backend, f"the {backend} backend needs {where} dsn")
+        table = f"[{engine.table}]" if engine.table else "its settings"
+        raise StartupError(SESSION_KEY, backend, f"the {backend} backend needs {table} dsn")
     raise StartupError(
         SESSION_KEY, backend, f"{backend} sessions need auth.backend = {backend}; use {auth_store.name}"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 
+import fw.configuration.registry as registry
 from fw.codegen.errors import unique
 from fw.configuration.codegen.plan import Plan, PlannedField
 from fw.configuration.schema import Field, name_clashes
@@ -89,7 +90,7 @@ def _dependon_targets(configs: list[Plan], keys: dict[str, PlannedField]) -> lis
 
 def _builtin_fields(configs: list[Plan]) -> dict[str, Field]:
     """The framework's own keys, unless this run is generating them."""
-    if any(plan.cls.__module__ == "fw.settings" for plan in configs):
+    if any(registry.is_framework_module(plan.cls.__module__) for plan in configs):
         return {}
     try:
         generated = importlib.import_module("fw._fw_config")

@@ -26,6 +26,7 @@ from fw.auth.jwt.verifier import Policy, Verifier
 from fw.auth.modes.jwt_only.dpop import DpopGate
 from fw.auth.modes.jwt_only.middleware import BearerMiddleware, Running
 from fw.auth.modes.jwt_only.settings import store_records
+from fw.auth.probes import Pacing, jwks_probe, store_probes
 from fw.auth.protection import Protection
 from fw.auth.revocation import RevocationCheck
 from fw.auth.stores.errors import StoreUnavailable
@@ -39,10 +40,11 @@ from fw.auth.tokens.jwks import JwksCache, Locate
 from fw.core.middleware import Middleware
 from fw.core.routes import BaseRoute
 from fw.errors import StartupError
-from fw.operations.paths import unguarded_paths
+from fw.extension import Probe, public_paths
 
 if TYPE_CHECKING:
-    from fw.settings import AuthSettings, MiddlewareSettings
+    from fw.auth.settings import AuthSettings
+    from fw.auth.stores.engine import StoreSettings
 
 logger = logging.getLogger("fw.auth.jwt")
 
@@ -53,7 +55,7 @@ class JwtOnly:
     def __init__(
         self,
         auth: AuthSettings,
-        middleware: MiddlewareSettings,
+        middleware: StoreSettings,
         *,
         app: object | None = None,
         jwks_refetch_cooldown: float = 30.0,
@@ -67,11 +69,14 @@ class JwtOnly:
         #: Where the ``auth.backend`` store lives, resolved by the auth factory.
         self.store_settings = middleware
         self.jwks_refetch_cooldown = jwks_refetch_cooldown
-        # Health probes and the metrics scrape carry no token: exempt exactly, whatever is included.
-        exclude = [*auth.protection.exclude, *unguarded_paths()]
+        # The paths the pillars declare public (health probes, the metrics scrape) carry no token:
+        # exempt exactly, whatever is included.
+        exclude = [*auth.protection.exclude, *public_paths(app)]
         self.protection = Protection.from_patterns(auth.protection.include, exclude)
         self.running: Running | None = None
         self.jwks: JwksCache | None = None
+        #: How often readiness may fetch the keys again (:mod:`fw.auth.probes`).
+        self.pacing = Pacing()
         self._http: httpx2.AsyncClient | None = None
         self._store: AuthStore | None = None
         self._lent: runtime.RunningAuth | None = None
@@ -83,6 +88,14 @@ class JwtOnly:
 
     def middleware(self) -> Sequence[Middleware]:
         return [BearerMiddleware(lambda: self.running, self.jwt.identity_claim, self.accounts)]
+
+    def readiness_probes(self) -> list[Probe]:
+        """Readiness (:class:`fw.extension.Ready`): the ``auth.backend`` store, when opened, and
+        the issuer's signing keys."""
+        return [*store_probes(self._store), jwks_probe(self._started_keys, self.pacing)]
+
+    def _started_keys(self) -> JwksCache | None:
+        return self.jwks if self.running is not None else None
 
     @property
     def needs_store(self) -> bool:
@@ -152,9 +165,10 @@ class JwtOnly:
         """The key (and its printable value) naming where the ``auth.backend`` store lives."""
         if self.auth.backend == "rdb":
             # Imported here: fw.rdb loads SQLAlchemy, which a store on another backend never needs.
+            from fw.auth.stores.engines.rdb import RdbSettings
             from fw.rdb.engine import describe_dsn
 
-            return "middleware.rdb.dsn", describe_dsn(self.store_settings.rdb.dsn)
+            return "middleware.rdb.dsn", describe_dsn(self.store_settings.table(RdbSettings).dsn)
         return "auth.backend", self.auth.backend
 
     async def _load_keys(self) -> JwksCache:

@@ -41,7 +41,7 @@ class JwtOnlyMode:
     def extension(self, settings: ModeSettings) -> JwtOnly:
         from fw.auth.modes.jwt_only.extension import JwtOnly
 
-        return JwtOnly(settings.auth, settings.middleware, app=settings.app, lookup=settings.lookup)
+        return JwtOnly(settings.auth, settings.stores, app=settings.app, lookup=settings.lookup)
 
     def advisories(
         self, values: Mapping[str, Any], sources: Mapping[str, str], app_env: str

@@ -23,12 +23,12 @@ from fw.auth.modes.rules import (
     env_name,
     shown,
 )
+from fw.auth.settings import JwtSettings
 from fw.auth.stores.records import RecordKind
 from fw.auth.tokens.algorithms import algorithm_problem
 from fw.auth.tokens.urls import same_origin, transport_problem
 from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
-from fw.settings import JwtSettings
 
 
 def store_records(jwt: JwtSettings) -> tuple[RecordKind, ...]:

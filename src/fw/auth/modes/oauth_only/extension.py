@@ -29,9 +29,11 @@ from fw.auth.modes.base import ModeSettings
 from fw.auth.modes.oauth_only.login import OauthLogin
 from fw.auth.modes.oauth_only.settings import configured_provider
 from fw.auth.modes.oauth_only.started import Started
+from fw.auth.probes import store_probes
 from fw.auth.stores.interfaces import CeremonyStore
 from fw.core.middleware import Middleware
 from fw.core.routes import BaseRoute, Route
+from fw.extension import Probe
 from fw.problems import Problem
 
 #: The provider answers within seconds or the browser waiting on the callback is told so.
@@ -64,6 +66,7 @@ class OauthOnly:
         self.browser = browser_auth(
             auth,
             settings.app_env,
+            app=settings.app,
             sessions=lambda: self._started().sessions,
             ceremonies=self._ceremonies,
             accounts=self.accounts,
@@ -86,7 +89,7 @@ class OauthOnly:
     async def startup(self) -> None:
         stores = self.stores = await open_browser_stores(
             self.auth.backend,
-            self.settings.middleware,
+            self.settings.stores,
             self.settings.session,
             ["accounts", "allowlist"],
             self.settings.lookup,
@@ -101,6 +104,12 @@ class OauthOnly:
         )
         self._lent = runtime.RunningAuth(self.settings.app, stores.auth, self.auth)
         runtime.start(self._lent)
+
+    def readiness_probes(self) -> list[Probe]:
+        """Readiness (:class:`fw.extension.Ready`): the ``auth.backend`` and session stores it
+        opened (the provider offers no discovery to check)."""
+        stores = self.stores
+        return store_probes(stores.auth, stores.sessions) if stores is not None else []
 
     async def shutdown(self) -> None:
         started, self.started = self.started, None

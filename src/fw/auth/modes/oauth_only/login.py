@@ -39,9 +39,9 @@ from fw.auth.oauth import (
 )
 from fw.auth.oidc import PendingLogin
 from fw.auth.sessions.manager import SessionSummary
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.interfaces import CeremonyStore
 from fw.problems import Problem
-from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth")
 

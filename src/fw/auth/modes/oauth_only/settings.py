@@ -24,10 +24,10 @@ from fw.auth.modes.rules import (
     env_name,
 )
 from fw.auth.oauth import PROVIDERS, OauthProvider, X
+from fw.auth.settings import OauthSettings
 from fw.auth.tokens.urls import transport_problem
 from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
-from fw.settings import OauthSettings
 
 MODE = "oauth_only"
 ENDPOINT_KEYS = ("authorization_endpoint", "token_endpoint", "user_endpoint")

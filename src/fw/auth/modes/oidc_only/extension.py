@@ -29,12 +29,14 @@ from fw.auth.modes.oidc_only.logout import OidcLogout
 from fw.auth.modes.oidc_only.probe import probe_provider
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import Provider
+from fw.auth.probes import Pacing, provider_probe, store_probes
 from fw.auth.sessions.manager import Sessions
 from fw.auth.stores.interfaces import AuthStore, CeremonyStore, SessionStore
 from fw.auth.stores.records import RecordKind
 from fw.auth.stores.registry import find_store
 from fw.core.middleware import Middleware
 from fw.core.routes import BaseRoute, Route
+from fw.extension import Probe
 
 
 class OidcOnly:
@@ -61,6 +63,8 @@ class OidcOnly:
         self.accounts = AccountSeams(settings.app)
         self._lent: runtime.RunningAuth | None = None
         self.started: Started | None = None
+        #: How often readiness may fetch the discovery document (:mod:`fw.auth.probes`).
+        self.pacing = Pacing()
         origins = Origins(
             "auth.oidc.redirect_url",
             self.oidc.redirect_url,
@@ -79,6 +83,7 @@ class OidcOnly:
         self.browser = browser_auth(
             auth,
             settings.app_env,
+            app=settings.app,
             sessions=lambda: self.sessions,
             ceremonies=self._ceremonies,
             accounts=self.accounts,
@@ -112,7 +117,7 @@ class OidcOnly:
                 wanted.append("session_marks")
             kinds += [kind for kind in wanted if kind not in kinds]
         stores = await open_browser_stores(
-            self.auth.backend, self.settings.middleware, self.settings.session, kinds, self.settings.lookup
+            self.auth.backend, self.settings.stores, self.settings.session, kinds, self.settings.lookup
         )
         auth_store = self.auth_store = stores.auth
         self.store = stores.sessions
@@ -128,6 +133,14 @@ class OidcOnly:
         )
         self._lent = runtime.RunningAuth(self.app, auth_store, self.auth)
         runtime.start(self._lent)
+
+    def readiness_probes(self) -> list[Probe]:
+        """Readiness (:class:`fw.extension.Ready`): the ``auth.backend`` and session stores it
+        opened, and the provider's discovery document."""
+        return [
+            *store_probes(self.auth_store, self.store),
+            provider_probe(lambda: self.provider, self.pacing),
+        ]
 
     async def probe(self) -> None:
         """``fw doctor``: fetch the provider's discovery document and keys as a sign-in would."""

@@ -55,9 +55,9 @@ from fw.auth.oidc import (
 )
 from fw.auth.sessions.manager import RECONFIRM_COOKIE, SessionSummary
 from fw.auth.sessions.marks import provider_marks
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.interfaces import CeremonyStore
 from fw.problems import Problem
-from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth")
 

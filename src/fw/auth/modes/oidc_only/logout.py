@@ -17,8 +17,8 @@ from fw.auth.browser.origins import Origins
 from fw.auth.browser.signout import Farewell, sign_out
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import OidcError
+from fw.auth.settings import OidcSettings
 from fw.problems import Problem
-from fw.settings import OidcSettings
 
 
 class OidcLogout:

@@ -27,10 +27,10 @@ from fw.auth.modes.rules import (
     check_scope_entries,
     env_name,
 )
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.registry import find_store, recalling_session_backends
 from fw.configuration.advisory import Advisory
 from fw.errors import StartupError
-from fw.settings import AuthSettings
 
 
 def check_provider(auth: AuthSettings, mode: str) -> None:

@@ -29,6 +29,7 @@ from fw.auth.passkeys.registration import (
 )
 from fw.core.middleware import Middleware
 from fw.core.routes import BaseRoute
+from fw.extension import Probe
 
 
 class OidcPasskey:
@@ -52,6 +53,9 @@ class OidcPasskey:
 
     async def startup(self) -> None:
         await self.oidc.startup()
+
+    def readiness_probes(self) -> list[Probe]:
+        return self.oidc.readiness_probes()
 
     async def probe(self) -> None:
         await self.oidc.probe()

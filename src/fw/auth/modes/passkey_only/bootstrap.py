@@ -22,11 +22,11 @@ from fw.auth.passkeys.bound import BoundRecords
 from fw.auth.passkeys.calls import MAX_LOGIN_ID, secret_digest
 from fw.auth.passkeys.guards import read_json
 from fw.auth.passkeys.live import LiveState
+from fw.auth.settings import AuthSettings
 from fw.auth.stores.errors import StoreUnavailable
 from fw.auth.webauthn import PasskeyMalformed
 from fw.problems import Problem
 from fw.responses import JSONResponse
-from fw.settings import AuthSettings
 
 logger = logging.getLogger("fw.auth")
 

@@ -25,8 +25,10 @@ from fw.auth.passkeys.bound import BoundRecords
 from fw.auth.passkeys.endpoints import PasskeyEndpoints
 from fw.auth.passkeys.live import Live
 from fw.auth.passkeys.page import SignInPage
+from fw.auth.probes import store_probes
 from fw.core.middleware import Middleware
 from fw.core.routes import BaseRoute, Route
+from fw.extension import Probe
 
 
 class PasskeyOnly:
@@ -58,6 +60,7 @@ class PasskeyOnly:
         self.browser = browser_auth(
             auth,
             settings.app_env,
+            app=settings.app,
             sessions=lambda: self._live().sessions,
             ceremonies=lambda: self._live().store.ceremonies,
             accounts=self.accounts,
@@ -89,7 +92,7 @@ class PasskeyOnly:
     async def startup(self) -> None:
         stores = await open_browser_stores(
             self.auth.backend,
-            self.settings.middleware,
+            self.settings.stores,
             self.settings.session,
             ["accounts", "ceremonies", "passkeys", "bootstrap"],
             self.settings.lookup,
@@ -100,6 +103,11 @@ class PasskeyOnly:
         self.live = Live(stores.auth, sessions, self.accounts)
         self._lent = runtime.RunningAuth(self.settings.app, stores.auth, self.auth)
         runtime.start(self._lent)
+
+    def readiness_probes(self) -> list[Probe]:
+        """Readiness (:class:`fw.extension.Ready`): the ``auth.backend`` and session stores it opened."""
+        stores = self.stores
+        return store_probes(stores.auth, stores.sessions) if stores is not None else []
 
     async def shutdown(self) -> None:
         self.live = None

@@ -6,31 +6,48 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
 from fw.auth.stores.engine import StoreEngine, StoreScaffold, StoreSettings
-from fw.settings import DynamoSettings
+from fw.configuration import register_config
+from fw.markers import default, secret
 
 if TYPE_CHECKING:
     from fw.auth.stores.interfaces import AuthStore, SessionStore
 
 
+@dataclass
+class DynamoSettings:
+    """DynamoDB for auth.backend or session.backend = dynamo; credentials from the AWS environment."""
+
+    #: AWS region of the table (empty: the AWS environment's region).
+    region: Annotated[str, default("")]
+    #: Endpoint of a local DynamoDB-compatible server, e.g. http://127.0.0.1:8000 (empty: AWS).
+    endpoint_url: Annotated[str, default(""), secret("dsn")]
+    #: Prefix of the table name: every record lives in <prefix>records (created by fw migrate).
+    table_prefix: Annotated[str, default("fw_")]
+
+
+register_config(DynamoSettings, "middleware.dynamo")
+
+
 def open_dynamo(settings: StoreSettings) -> AuthStore:
     from fw.auth.stores.dynamo import DynamoStore
 
-    return DynamoStore.open(settings.middleware.dynamo)
+    return DynamoStore.open(settings.table(DynamoSettings))
 
 
 def open_dynamo_sessions(settings: StoreSettings) -> SessionStore:
     from fw.auth.stores.dynamo import session_store
 
-    return session_store(settings.middleware.dynamo)
+    return session_store(settings.table(DynamoSettings))
 
 
 async def create_dynamo_table(settings: StoreSettings) -> list[str]:
     from fw.auth.stores.dynamo import create_table
 
-    return await create_table(settings.middleware.dynamo)
+    return await create_table(settings.table(DynamoSettings))
 
 
 DYNAMO = StoreEngine(
@@ -49,7 +66,7 @@ DYNAMO = StoreEngine(
         test_imports=(
             "import uuid",
             "from fw.auth.stores.dynamo import create_table",
-            "from fw.settings import DynamoSettings",
+            "from fw.auth.stores.engines.dynamo import DynamoSettings",
         ),
     ),
 )

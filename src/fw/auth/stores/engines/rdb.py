@@ -7,19 +7,34 @@ applies (the table is always in use: applications keep their own tables in the s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
 from fw.auth.stores.engine import StoreEngine, StoreScaffold, StoreSettings
-from fw.settings import RdbSettings
+from fw.configuration import register_config
+from fw.markers import default
 
 if TYPE_CHECKING:
     from fw.auth.stores.interfaces import AuthStore
 
 
+@dataclass
+class RdbSettings:
+    """Relational storage shared by sessions, auth records and revocation."""
+
+    #: Database URL: sqlite:///file.sqlite3 (embedded) or postgresql://user@host:5432/db.
+    dsn: Annotated[str, default("sqlite:///fw.sqlite3")]
+    #: PostgreSQL connections the process keeps open (a positive number; SQLite keeps its own).
+    pool_size: Annotated[int, default("20")]
+
+
+register_config(RdbSettings, "middleware.rdb")
+
+
 def open_rdb(settings: StoreSettings) -> AuthStore:
     from fw.auth.stores.rdb import RdbStore
 
-    rdb = settings.middleware.rdb
+    rdb = settings.table(RdbSettings)
     return RdbStore.open(rdb.dsn, rdb.pool_size)
 
 
