@@ -15,6 +15,11 @@ from typing import Any
 # FW_BENCH_SRC points at another fw source tree (an older commit) to measure it the same way.
 sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(Path(__file__).resolve().parents[1] / "src"))
 
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from fw import JSONResponse as FwJSONResponse
+
 ANSWER = {"hello": "world"}
 BODY = b'{"hello":"world"}'
 
@@ -33,7 +38,6 @@ def make_fw() -> Any:
 
 def make_starlette() -> Any:
     from starlette.applications import Starlette
-    from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
@@ -70,9 +74,6 @@ async def raw_asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
 async def starlette_objects(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """The floor plus the objects every Starlette handler receives and returns: ``Request`` in,
     Starlette's ``JSONResponse`` out (lifespan and other paths as the floor answers them)."""
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse
-
     if scope["type"] != "http" or scope["path"] != "/hello":
         await raw_asgi(scope, receive, send)
         return
@@ -84,15 +85,11 @@ async def fw_objects(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """The floor plus the objects an fw handler receives and returns: ``Request`` in,
     ``fw.JSONResponse`` out, with no router, middleware or error boundary: what fw's core would
     cost if it cost nothing."""
-    from starlette.requests import Request
-
-    import fw
-
     if scope["type"] != "http" or scope["path"] != "/hello":
         await raw_asgi(scope, receive, send)
         return
     Request(scope, receive, send)
-    await fw.JSONResponse(ANSWER)(scope, receive, send)
+    await FwJSONResponse(ANSWER)(scope, receive, send)
 
 
 fw_app = make_fw()
