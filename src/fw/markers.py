@@ -15,6 +15,10 @@ SourceKind = Literal["input", "query", "payload", "path", "header", "cookie", "m
 SecretMode = Literal["mask", "hide", "show", "dsn"]
 ArgKind = Literal["required", "optional", "*"]
 
+# One small frozen class per spec tag, and one factory per marker below: the repetition is
+# deliberate. The generator tells markers apart by ``isinstance`` alone, and each factory keeps its
+# own typed signature and name for editors and type checkers, which a generic table would lose.
+
 
 @dataclass(frozen=True, slots=True)
 class Source:

@@ -105,23 +105,11 @@ def dynamo_settings(endpoint: str, prefix: str | None = None) -> DynamoSettings:
 
 async def create_table_without_ttl(settings: DynamoSettings) -> None:
     """fw's table as someone might create it by hand: the right keys, TTL never enabled."""
-    from fw.auth.stores.dynamo import DynamoTable
+    from fw.auth.stores.dynamo import TABLE_LAYOUT, DynamoTable
 
     table = DynamoTable(settings)
     try:
-        await table.call(
-            "create_table",
-            TableName=table.name,
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        await table.call("create_table", TableName=table.name, **TABLE_LAYOUT)
     finally:
         await table.close()
 

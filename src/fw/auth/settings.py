@@ -18,6 +18,10 @@ from typing import Annotated, Literal
 from fw.configuration import register_config
 from fw.markers import default, dependon, enum, env, help, secret
 
+# The tables below repeat one shape (a documented, annotated field after another) by nature: each
+# is a settings declaration the generator reads field by field, and the shared part (ProviderClient)
+# is already shared where two tables have the same keys.
+
 
 @dataclass
 class Claim:

@@ -66,13 +66,10 @@ def parse_healthcheck_args(arguments: Sequence[str]) -> HealthcheckRequest:
 
 def parse_timeout(text: str) -> timedelta:
     """A positive duration in fw's notation (``3s``, ``500ms``); anything else is a usage error."""
-    from fw.configuration.duration import DurationError, parse_duration
+    from fw.configuration.duration import positive_duration
 
-    try:
-        timeout = parse_duration(text)
-    except DurationError:
-        timeout = timedelta(0)
-    if timeout <= timedelta(0):
+    timeout = positive_duration(text)
+    if timeout is None:
         raise HealthcheckRefused(f'healthcheck --timeout needs a positive duration such as 3s, got "{text}"')
     return timeout
 

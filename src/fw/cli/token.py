@@ -82,13 +82,10 @@ def parse_token_args(arguments: Sequence[str]) -> TokenRequest:
 
 def parse_ttl(text: str) -> timedelta:
     """A positive duration in fw's notation (``15m``, ``1h``); anything else is a usage error."""
-    from fw.configuration.duration import DurationError, parse_duration
+    from fw.configuration.duration import positive_duration
 
-    try:
-        ttl = parse_duration(text)
-    except DurationError:
-        ttl = timedelta(0)
-    if ttl <= timedelta(0):
+    ttl = positive_duration(text)
+    if ttl is None:
         raise TokenRefused(f'token --ttl needs a positive duration such as 15m, got "{text}"', 2)
     return ttl
 

@@ -63,6 +63,16 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(microseconds=-micros if negative else micros)
 
 
+def positive_duration(text: str) -> timedelta | None:
+    """``text`` as a duration above zero; ``None`` for anything else, which each command-line
+    option refuses in its own words."""
+    try:
+        value = parse_duration(text)
+    except DurationError:
+        return None
+    return value if value > timedelta(0) else None
+
+
 def format_duration(value: timedelta) -> str:
     """Go's ``Duration.String`` form: ``1h30m0s``, ``250ms``, ``1.5µs``, ``0s``."""
     micros = value // timedelta(microseconds=1)

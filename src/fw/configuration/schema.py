@@ -83,6 +83,9 @@ class TableArray:
     help: str = ""
 
 
+# Loader and Command share a few fields (type_name, fingerprint, classes, build, fields) on purpose:
+# the generated module builds both by keyword, and a common base would make a sub-command pass for
+# a loadable table wherever code tells them apart by type.
 @dataclass(frozen=True, slots=True)
 class Loader:
     """Everything fw needs to load one registered type under its prefix."""

@@ -102,6 +102,7 @@ def write_json(
     out.flush()
 
 
+# The same parameters as write_json on purpose: write (below) picks one of the two writers.
 def write_tree(
     summary: Sequence[Item],
     app_env: str,

@@ -264,6 +264,7 @@ class _Unobserved(ProviderCall):
     def answered(self, status: int) -> None:
         return None
 
+    # The signature of ProviderCall.__aexit__ again, as an override must spell it out.
     async def __aexit__(
         self,
         kind: type[BaseException] | None,

@@ -29,6 +29,8 @@ from fw.devidp.x import DEFAULT_X_USERS, LookupFailure, RunningXProvider, XState
 from fw.devidp.x.model import FAILURE_STATUS, RATE_LIMIT_WINDOW, TokenFailure
 
 
+# Alike in shape to fw.testing.oidc.TestIdentityProvider (a running stand-in and its client): the
+# common part is three attributes; the providers, and so every control, differ.
 class TestOAuthProvider:
     """A running X-shaped stand-in plus the confidential client a test app uses."""
 

@@ -23,15 +23,18 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
 
 from fw.auth.assurance import grants
 from fw.auth.assurance.context import session_of
-from fw.auth.browser.answers import unavailable
+from fw.auth.browser.answers import not_started, unavailable
 from fw.auth.browser.cookies import cookie_secure, session_cookie, set_cookie
+from fw.auth.browser.redirects import safe_return_path
 from fw.auth.browser.user import user
 from fw.auth.sessions.manager import Sessions
 from fw.auth.stores.errors import StoreUnavailable
@@ -169,3 +172,24 @@ async def complete(
         raise unavailable("session store") from None
     max_age = max(1, int(active.expires_at - time.time()))
     return set_cookie(session_cookie(request), active.value, secure=cookie_secure(request), max_age=max_age)
+
+
+async def land(
+    request: Request,
+    step: StepUp,
+    account_id: str,
+    auth_time: int,
+    sessions: Sessions,
+    ceremonies: Callable[[], CeremonyStore] | None,
+    target: str,
+    post_login_path: str,
+) -> Response:
+    """The callback of a step-up: the session moves to ``confirmed`` (:func:`complete`) and the
+    browser resumes at ``target`` (a safe return path, else ``post_login_path``). Without
+    ``ceremonies`` (the mode has not started) the answer is a 503."""
+    if ceremonies is None:
+        raise not_started()
+    cookie = await complete(request, step, account_id, auth_time, sessions, ceremonies())
+    response = RedirectResponse(safe_return_path(target) or post_login_path, status_code=303)
+    response.headers.append("set-cookie", cookie)
+    return response

@@ -12,6 +12,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -22,7 +23,11 @@ from fw.auth.browser.cookies import cookie_secure, expire_cookie, set_cookie
 from fw.auth.browser.login_keys import AgreedLoginStates
 from fw.auth.browser.login_state import LOGIN_COOKIE, LOGIN_LIFETIME, LoginAttempt
 from fw.auth.browser.redirects import safe_return_path
+from fw.auth.oidc.authorization import PendingLogin
 from fw.problems import Problem
+
+if TYPE_CHECKING:
+    from fw.auth.assurance.stepup import StepUp
 
 logger = logging.getLogger("fw.auth")
 _ERROR_CODE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -41,6 +46,30 @@ def return_target(request: Request, post_login_path: str) -> str:
     if len(target.encode()) > MAX_NEXT_BYTES:
         return post_login_path  # keeps the sealed login cookie within browser limits
     return target
+
+
+def new_attempt(pending: PendingLogin, target: str, step: StepUp | None, *, nonce: str) -> LoginAttempt:
+    """The attempt a login seals: ``pending``'s secrets (``nonce`` its own, or ``""`` where no ID
+    token comes back to bind one to), where the browser lands, and the step-up it began."""
+    return LoginAttempt(
+        state=pending.state,
+        nonce=nonce,
+        verifier=pending.code_verifier,
+        redirect_uri=pending.redirect_uri,
+        next=target,
+        expires_at=time.time() + LOGIN_LIFETIME,
+        step_up=step.as_dict() if step is not None else None,
+    )
+
+
+def pending_login(attempt: LoginAttempt) -> PendingLogin:
+    """The secrets ``attempt`` sealed, as the code exchange takes them."""
+    return PendingLogin(
+        state=attempt.state,
+        nonce=attempt.nonce,
+        code_verifier=attempt.verifier,
+        redirect_uri=attempt.redirect_uri,
+    )
 
 
 async def send_to_provider(

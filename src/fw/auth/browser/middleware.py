@@ -214,6 +214,7 @@ class BrowserSessionMiddleware:
             if fresh != summary:
                 await sessions.refresh(active, fresh)
                 summary = fresh
+        # Every field copied by name; alike in shape to other calls of many keywords, not in meaning.
         current = User(
             summary.account_id,
             summary.display_name,

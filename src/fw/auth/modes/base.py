@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from fw.auth.sessions.settings import SessionSettings
 from fw.auth.settings import AuthSettings
-from fw.auth.stores.engine import StoreSettings
+from fw.auth.stores.engine import StoreSettings, resolved_table
 from fw.auth.stores.engines.rdb import RdbSettings
 
 if TYPE_CHECKING:
@@ -55,12 +55,11 @@ class ModeSettings:
 
     def table(self, cls: type[T]) -> T:
         """The resolved instance of the registered settings class ``cls``."""
-        found = self.lookup(cls)
-        if not isinstance(found, cls):
-            raise LookupError(f"{cls.__qualname__} resolved to {type(found).__qualname__}")
-        return found
+        return resolved_table(self.lookup, cls)
 
 
+# DevIssuer and DevEnvironment are plain records, alike in shape only to others of fw's
+# (fw.auth.passkeys.calls.BootstrapCredential): nothing in common to share.
 @dataclass(frozen=True, slots=True)
 class DevIssuer:
     """The development identity provider ``fw dev`` runs, and the client it registered for the app."""

@@ -51,6 +51,8 @@ from botocore.exceptions import (
 
 import fw.base64url as base64url
 from fw.auth.stores.errors import StoreUnavailable
+
+# rdb.py and firestore.py import much the same names: every engine keeps the same records.
 from fw.auth.stores.records import (
     AccountLink,
     BootstrapRecord,
@@ -71,6 +73,8 @@ from fw.auth.stores.tokens import (
 from fw.errors import StartupError
 
 
+# Alike in shape to firestore.FirestoreLocation on purpose: each engine names, here, the few
+# settings fields it reads, and no two engines read the same ones.
 class DynamoLocation(Protocol):
     """Where the data lives: the ``[middleware.dynamo]`` settings.
 
@@ -116,6 +120,19 @@ _TRANSIENT_CODES = frozenset(
 _UNREACHED = (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError)
 
 Item = dict[str, Any]
+
+#: The table's keys and billing, as ``create_table`` takes them beside the table's name.
+TABLE_LAYOUT: dict[str, Any] = {
+    "AttributeDefinitions": [
+        {"AttributeName": "pk", "AttributeType": "S"},
+        {"AttributeName": "sk", "AttributeType": "S"},
+    ],
+    "KeySchema": [
+        {"AttributeName": "pk", "KeyType": "HASH"},
+        {"AttributeName": "sk", "KeyType": "RANGE"},
+    ],
+    "BillingMode": "PAY_PER_REQUEST",
+}
 
 
 def table_name(settings: DynamoLocation) -> str:
@@ -245,20 +262,18 @@ class DynamoTable:
                         raise StoreUnavailable(
                             f"DynamoDB {operation}: still conflicting after {_CONFLICT_TRIES} tries"
                         ) from None
-                if code in _TRANSIENT_CODES:
-                    transient += 1
-                    if transient < _TRANSIENT_TRIES:
-                        await _backoff(transient)
-                        continue
-                raise StoreUnavailable(f"DynamoDB {operation}: {code}: {error}") from None
+                if code not in _TRANSIENT_CODES:
+                    raise StoreUnavailable(f"DynamoDB {operation}: {code}: {error}") from None
+                failure = f"{code}: {error}"
             except _UNREACHED as error:
-                transient += 1
-                if transient < _TRANSIENT_TRIES:
-                    await _backoff(transient)
-                    continue
-                raise StoreUnavailable(f"DynamoDB {operation}: {error}") from None
+                failure = str(error)
             except _FAILURES as error:
                 raise StoreUnavailable(f"DynamoDB {operation}: {error}") from None
+            # A transient failure (throttled, a 5xx, no connection): tried again, a bounded number of times.
+            transient += 1
+            if transient >= _TRANSIENT_TRIES:
+                raise StoreUnavailable(f"DynamoDB {operation}: {failure}") from None
+            await _backoff(transient)
 
     async def get(self, key: Item) -> Item | None:
         found = await self.call("get_item", TableName=self.name, Key=key, ConsistentRead=True)
@@ -887,19 +902,7 @@ async def create_table(settings: DynamoLocation) -> list[str]:
         except StoreUnavailable as error:
             if "ResourceNotFoundException" not in str(error):
                 raise
-            await table.call(
-                "create_table",
-                TableName=table.name,
-                AttributeDefinitions=[
-                    {"AttributeName": "pk", "AttributeType": "S"},
-                    {"AttributeName": "sk", "AttributeType": "S"},
-                ],
-                KeySchema=[
-                    {"AttributeName": "pk", "KeyType": "HASH"},
-                    {"AttributeName": "sk", "KeyType": "RANGE"},
-                ],
-                BillingMode="PAY_PER_REQUEST",
-            )
+            await table.call("create_table", TableName=table.name, **TABLE_LAYOUT)
             waiter = (await table.client()).get_waiter("table_exists")
             await waiter.wait(TableName=table.name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
             lines.append(f"created DynamoDB table {table.name}")

@@ -38,10 +38,15 @@ class StoreSettings:
         """The resolved instance of the registered settings class ``cls``."""
         if self.lookup is None:
             raise LookupError(f"{cls.__qualname__}: no configuration was handed to the store")
-        found = self.lookup(cls)
-        if not isinstance(found, cls):
-            raise LookupError(f"{cls.__qualname__} resolved to {type(found).__qualname__}")
-        return found
+        return resolved_table(self.lookup, cls)
+
+
+def resolved_table(lookup: Callable[[type[Any]], Any], cls: type[T]) -> T:
+    """What ``lookup`` resolves the registered settings class ``cls`` to, checked to be a ``cls``."""
+    found = lookup(cls)
+    if not isinstance(found, cls):
+        raise LookupError(f"{cls.__qualname__} resolved to {type(found).__qualname__}")
+    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ class AccountLink:
     email: str = ""
 
 
+# Alike in shape only to other frozen records (fw.configuration.schema.Loader): field lists.
 @dataclass(frozen=True, slots=True)
 class StoredAccount:
     """One account of fw's own account store, linked by (issuer, identity-claim value)."""

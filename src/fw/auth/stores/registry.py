@@ -112,22 +112,23 @@ def _require_extra(engine: StoreEngine, key: str, what: str) -> None:
         require_extra(engine.extra, key, engine.name, what)
 
 
+def _selected(backend: str, key: str, served: tuple[str, ...], what: str) -> StoreEngine:
+    """The engine ``key`` names: refused unless it is one of ``served`` and its extra is installed."""
+    engine = find_store(backend)
+    if engine is None or engine.name not in served:
+        raise StartupError(key, backend, _refusal(served))
+    _require_extra(engine, key, f"the {engine.name} {what}")
+    return engine
+
+
 def auth_engine(backend: str) -> StoreEngine:
     """The engine ``auth.backend`` names: refused unless it keeps auth records and its extra is installed."""
-    engine = find_store(backend)
-    if engine is None or not engine.keeps_auth:
-        raise StartupError(AUTH_KEY, backend, _refusal(auth_backends()))
-    _require_extra(engine, AUTH_KEY, f"the {engine.name} backend")
-    return engine
+    return _selected(backend, AUTH_KEY, auth_backends(), "backend")
 
 
 def session_engine(backend: str) -> StoreEngine:
     """The engine ``session.backend`` names: refused unless it keeps sessions and its extra is installed."""
-    engine = find_store(backend)
-    if engine is None or not engine.keeps_sessions:
-        raise StartupError(SESSION_KEY, backend, _refusal(session_backends()))
-    _require_extra(engine, SESSION_KEY, f"the {engine.name} session backend")
-    return engine
+    return _selected(backend, SESSION_KEY, session_backends(), "session backend")
 
 
 def named_backends(values: Mapping[str, Any]) -> dict[str, str]:

@@ -82,25 +82,25 @@ class _Module:
         imported (:func:`fw.codegen.naming.declared`), so generated code imports no module it
         describes (a ``python -m`` main module would run twice)."""
         if cls not in self.classes:
-            name = f"_T{len(self.classes)}"
-            self.classes[cls] = name
-            self.constants.append(f"{name} = declared({module_name(cls.__module__)!r}, {cls.__qualname__!r})")
+            value = f"declared({module_name(cls.__module__)!r}, {cls.__qualname__!r})"
+            self.classes[cls] = self._define(f"_T{len(self.classes)}", value)
         return self.classes[cls]
 
     def pattern(self, regex: str) -> str:
         if regex not in self.pattern_ids:
-            name = f"_P{len(self.pattern_ids)}"
-            self.pattern_ids[regex] = name
-            self.constants.append(f"{name} = re.compile({regex!r})")
+            self.pattern_ids[regex] = self._define(f"_P{len(self.pattern_ids)}", f"re.compile({regex!r})")
         return self.pattern_ids[regex]
 
     def constant(self, prefix: str, value: str) -> str:
         key = f"{prefix}:{value}"
         if key not in self.constant_ids:
-            name = f"{prefix}{len(self.constants)}"
-            self.constant_ids[key] = name
-            self.constants.append(f"{name} = {value}")
+            self.constant_ids[key] = self._define(f"{prefix}{len(self.constants)}", value)
         return self.constant_ids[key]
+
+    def _define(self, name: str, value: str) -> str:
+        """Emit the module-level constant ``name = value``; returns ``name``."""
+        self.constants.append(f"{name} = {value}")
+        return name
 
     def struct(self, plan: StructPlan) -> str:
         """Name of the function binding ``plan`` from a JSON/CBOR object (emitted once)."""
@@ -346,6 +346,9 @@ def _emit_converter(module: _Module, ref: TypeRef, name: str) -> str:
     return "\n".join(lines.lines)
 
 
+# Alike in shape to _emit_decoded_struct, on purpose: this binder reads a JSON/CBOR object by key
+# (and knows files), that one a decoded Struct by attribute; they differ in each line of code they
+# emit, and one function switching on the source at every line would read worse than two.
 def _emit_struct(module: _Module, plan: StructPlan, number: int) -> str:
     lines = _Lines()
     cls = module.cls(plan.cls)

@@ -15,17 +15,16 @@ import time
 from collections.abc import Callable
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from fw.auth.accounts import Identity
 from fw.auth.assurance import stepup
 from fw.auth.assurance.stepup import StepUp
 from fw.auth.browser import attempts
-from fw.auth.browser.answers import login_failed, not_started, provider_unavailable
+from fw.auth.browser.answers import login_failed, provider_unavailable
 from fw.auth.browser.completion import admit, land_signed_in, resolve_account
-from fw.auth.browser.login_state import LOGIN_LIFETIME, LoginAttempt
+from fw.auth.browser.login_state import LoginAttempt
 from fw.auth.browser.origins import Origins
-from fw.auth.browser.redirects import safe_return_path
 from fw.auth.modes.oauth_only.started import Started
 from fw.auth.oauth import (
     OauthError,
@@ -71,15 +70,7 @@ class OauthLogin:
         # The provider takes no max_age and says no auth_time: a "step-up" here is a new login of
         # the same account, and its login time becomes the session's proof time.
         step = stepup.begin(request, stepup.requested_window(request))
-        attempt = LoginAttempt(
-            state=pending.state,
-            nonce="",  # no ID token, nothing to bind a nonce to
-            verifier=pending.code_verifier,
-            redirect_uri=redirect_uri,
-            next=target,
-            expires_at=time.time() + LOGIN_LIFETIME,
-            step_up=step.as_dict() if step is not None else None,
-        )
+        attempt = attempts.new_attempt(pending, target, step, nonce="")  # no ID token to bind a nonce to
         url = authorization_url(
             self.provider, client_id=self.oauth.client_id, pending=pending, scopes=self.oauth.scopes
         )
@@ -98,10 +89,7 @@ class OauthLogin:
             raise attempts.foreign_state()
         code = attempts.check_callback(request.query_params)
         started = self.started()
-        pending = PendingLogin(
-            state=attempt.state, nonce="", code_verifier=attempt.verifier, redirect_uri=attempt.redirect_uri
-        )
-        claims = await self._profile(started, code, pending)
+        claims = await self._profile(started, code, attempts.pending_login(attempt))
         issuer = self.provider.name
         value = claims.get(self.oauth.identity_claim)
         if not isinstance(value, str) or not value:
@@ -120,15 +108,16 @@ class OauthLogin:
         )
         account = await resolve_account(started.accounts, identity)
         if step is not None:
-            if self.ceremonies is None:
-                raise not_started()
-            cookie = await stepup.complete(
-                request, step, account.account_id, login_time, started.sessions, self.ceremonies()
+            return await stepup.land(
+                request,
+                step,
+                account.account_id,
+                login_time,
+                started.sessions,
+                self.ceremonies,
+                attempt.next,
+                self.auth.post_login_path,
             )
-            target = safe_return_path(attempt.next) or self.auth.post_login_path
-            response = RedirectResponse(target, status_code=303)
-            response.headers.append("set-cookie", cookie)
-            return response
         summary = SessionSummary(
             account_id=account.account_id,
             display_name=account.display_name or identity.display_name,

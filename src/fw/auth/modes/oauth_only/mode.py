@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from fw.configuration.advisory import Advisory
 
 
+# Every mode object has this shape (the methods of fw.auth.modes.base.Mode, each importing its own
+# mode's module when called, so a mode that is not selected loads nothing): the repetition across
+# the mode packages is deliberate, and only the names they import differ.
 class OauthOnlyMode:
     """The :class:`fw.auth.modes.base.Mode` of ``oauth_only``."""
 

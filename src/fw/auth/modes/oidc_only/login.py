@@ -18,28 +18,28 @@ guards needing a recent proof ask for a step-up; the first such sign-in is logge
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from fw.auth.accounts import Account, Identity
 from fw.auth.assurance import stepup
 from fw.auth.assurance.stepup import StepUp
-from fw.auth.browser.answers import login_failed, not_started, provider_unavailable
+from fw.auth.browser.answers import login_failed, provider_unavailable
 from fw.auth.browser.attempts import (
     check_callback,
     foreign_state,
+    new_attempt,
     no_attempt,
+    pending_login,
     return_target,
     send_to_provider,
     take_callback,
 )
 from fw.auth.browser.completion import admit, land_signed_in, resolve_account
-from fw.auth.browser.login_state import LOGIN_LIFETIME, LoginAttempt
+from fw.auth.browser.login_state import LoginAttempt
 from fw.auth.browser.origins import Origins
-from fw.auth.browser.redirects import safe_return_path
 from fw.auth.modes.oidc_only.started import Started
 from fw.auth.oidc import (
     OidcError,
@@ -103,15 +103,7 @@ class OidcLogin:
         step = stepup.begin(request, stepup.requested_window(request))
         if step is not None:
             prompt = "login"  # a re-proof of this session's identity: no account picker
-        attempt = LoginAttempt(
-            state=pending.state,
-            nonce=pending.nonce,
-            verifier=pending.code_verifier,
-            redirect_uri=redirect_uri,
-            next=target,
-            expires_at=time.time() + LOGIN_LIFETIME,
-            step_up=step.as_dict() if step is not None else None,
-        )
+        attempt = new_attempt(pending, target, step, nonce=pending.nonce)
         url = authorization_url(
             metadata,
             client_id=self.oidc.client_id,
@@ -155,12 +147,7 @@ class OidcLogin:
         if ("iss" in params or iss_promised) and params.get("iss", "").rstrip("/") != provider.issuer:
             raise login_failed("the sign-in response comes from another issuer")
         code = check_callback(params)
-        login = PendingLogin(
-            state=attempt.state,
-            nonce=attempt.nonce,
-            code_verifier=attempt.verifier,
-            redirect_uri=attempt.redirect_uri,
-        )
+        login = pending_login(attempt)
         try:
             tokens = await exchange_code(
                 provider,
@@ -208,7 +195,16 @@ class OidcLogin:
         )
         account = await resolve_account(started.accounts, identity)
         if step is not None and verified.auth_time is not None:
-            return await self._finish_step_up(request, step, account, verified.auth_time, attempt.next)
+            return await stepup.land(
+                request,
+                step,
+                account.account_id,
+                verified.auth_time,
+                started.sessions,
+                self.ceremonies,
+                attempt.next,
+                self.auth.post_login_path,
+            )
         if self.account_gate is not None and not await self.account_gate(account):
             raise login_failed(
                 "this account signs in with its passkey; provider sign-in is not its recovery",
@@ -244,16 +240,3 @@ class OidcLogin:
             issuer,
             "says" if advertised else "does not say",
         )
-
-    async def _finish_step_up(
-        self, request: Request, step: StepUp, account: Account, auth_time: int, target: str
-    ) -> Response:
-        """The session re-proved: it moves to confirmed and the browser resumes where it was."""
-        if self.ceremonies is None:
-            raise not_started()
-        cookie = await stepup.complete(
-            request, step, account.account_id, auth_time, self.started().sessions, self.ceremonies()
-        )
-        response = RedirectResponse(safe_return_path(target) or self.auth.post_login_path, status_code=303)
-        response.headers.append("set-cookie", cookie)
-        return response

@@ -50,6 +50,9 @@ async def create_dynamo_table(settings: StoreSettings) -> list[str]:
     return await create_table(settings.table(DynamoSettings))
 
 
+# Written out field by field like the declarations in firestore.py and rdb.py, on purpose: each
+# engine sets a different few of StoreEngine's fields, and a helper filling the common ones would
+# hide the one place a reader looks to learn what this engine does.
 DYNAMO = StoreEngine(
     name="dynamo",
     open_auth=open_dynamo,
