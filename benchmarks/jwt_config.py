@@ -2,7 +2,8 @@
 
 Every bearer benchmark trusts a :class:`~fw.testing.issuer.LocalIssuer` the same way; what
 differs (revocation, scopes, the token cache) is passed in, the rest of the App's configuration
-is appended by each benchmark.
+is appended by each benchmark. tests/auth_jwt/config_file.py writes the same tables for the
+tests: benchmarks run without the test suite on the path, so each keeps its own.
 """
 
 from __future__ import annotations
