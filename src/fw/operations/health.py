@@ -1,13 +1,13 @@
 """``[server.health]``: where the liveness and readiness endpoints answer, and whether they do.
 
-Registered like any application's configuration (:func:`register`, called by
-:func:`fw.operations.pillar.register` when fw hands its own pillars over, before configuration is first
-parsed); its loader is the pre-generated ``fw/operations/_fw_config.py``, so the keys appear in
-the startup summary, the templates and ``fw doctor`` and obey the same layering as ``[server]``.
+The table is declared with fw's own settings (:class:`fw.settings.HealthSettings`, loaded by the
+pre-generated ``fw/_fw_config.py``), so its keys appear in the startup summary, the templates and
+``fw doctor`` and obey the same layering as ``[server]``.
 
-This module imports nothing but the configuration layer: the auth pillar may ask it which paths
-the health endpoints take (:func:`public_paths`) without an import cycle, and the endpoints
-(:mod:`fw.operations.readiness`) and ``fw healthcheck`` read the same settings.
+This module imports nothing but the configuration layer: the paths operations declares public
+(:mod:`fw.operations.paths`) and the request observer ask it which paths the health endpoints
+take (:func:`health_paths`), and the endpoints (:mod:`fw.operations.readiness`) and
+``fw healthcheck`` read the same settings.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def health_settings() -> HealthSettings:
     return config(HealthSettings)
 
 
-def public_paths() -> tuple[str, ...]:
+def health_paths() -> tuple[str, ...]:
     """The paths the health endpoints answer on (none while ``server.health.enabled`` is off).
 
     Authentication must let both through whatever ``[auth.protection]`` says: an orchestrator

@@ -9,7 +9,7 @@ stay private); authentication never imports this module.
 
 from __future__ import annotations
 
-from fw.operations.health import public_paths
+from fw.operations.health import health_paths
 
 
 def unguarded_paths(app: object = None) -> tuple[str, ...]:
@@ -18,7 +18,7 @@ def unguarded_paths(app: object = None) -> tuple[str, ...]:
     from fw.configuration import config
     from fw.settings import MetricsSettings
 
-    paths = list(public_paths())
+    paths = list(health_paths())
     try:
         metrics = config(MetricsSettings)
     except LookupError:  # not registered: an App outside fw's own pillars

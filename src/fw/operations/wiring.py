@@ -19,7 +19,7 @@ from fw.core.middleware import Middleware
 from fw.core.routes import BaseRoute
 from fw.extension import Extension
 from fw.operations.accesslog import access_log_hook
-from fw.operations.health import public_paths
+from fw.operations.health import health_paths
 from fw.operations.observer import RequestHook, build_observer
 
 
@@ -51,7 +51,7 @@ def extension(app: object) -> Observability | None:
     from fw.operations.tracing import tracing_hook
 
     metrics = metrics_hook()
-    tracing = tracing_hook(project_name(app), untracked_paths=public_paths())
+    tracing = tracing_hook(project_name(app), untracked_paths=health_paths())
     hooks = [hook for hook in (access_log_hook(), metrics, tracing) if hook is not None]
     if not hooks:
         return None
@@ -67,7 +67,7 @@ def observer_of(app: ASGIApp, extensions: Sequence[object]) -> ASGIApp | None:
     """The request observer of ``app`` for the hooks its :class:`Observability` holds, or ``None``."""
     for found in extensions:
         if isinstance(found, Observability):
-            return build_observer(app, found.hooks, untracked=public_paths())
+            return build_observer(app, found.hooks, untracked=health_paths())
     return None
 
 
