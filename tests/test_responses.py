@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette import responses
+from starlette.background import BackgroundTask
 
 import fw
 from fw import responses as fw_responses
@@ -88,6 +89,14 @@ def nested(depth: int) -> Any:
     for _ in range(depth):
         value = {"child": [value]}
     return value
+
+
+class ProblemJSON(JSONResponse):
+    media_type = "application/problem+json"
+
+
+class PlainText(JSONResponse):
+    media_type = "text/plain"
 
 
 class TestTheBodyIsStarlettes:
@@ -197,6 +206,30 @@ class TestTheHeadersAreStarlettes:
             theirs.body,
             theirs.background,
         )
+
+    @pytest.mark.parametrize("status", [100, 101, 199, 200, 201, 204, 205, 299, 304, 400, 404, 500, 599])
+    @pytest.mark.parametrize("background", [None, BackgroundTask(print)], ids=["no task", "task"])
+    @pytest.mark.parametrize("cls", [JSONResponse, ProblemJSON, PlainText], ids=lambda cls: cls.__name__)
+    @pytest.mark.parametrize(
+        ("headers", "media_type"),
+        [(None, None), ({}, None), ({"X-Request": "1"}, None), (None, "application/json"), (None, "text/x")],
+        ids=repr,
+    )
+    def test_every_attribute_is_what_starlettes_constructor_leaves(
+        self,
+        status: int,
+        background: BackgroundTask | None,
+        cls: type[JSONResponse],
+        headers: dict[str, str] | None,
+        media_type: str | None,
+    ) -> None:
+        """fw's one-step construction against Starlette's own ``__init__`` run on the same class,
+        whatever Starlette is installed: a new attribute or header rule there fails here."""
+        ours = cls({"a": [1]}, status, headers, media_type, background)
+        theirs = cls.__new__(cls)
+        responses.JSONResponse.__init__(theirs, {"a": [1]}, status, headers, media_type, background)
+        assert vars(ours) == vars(theirs)
+        assert ours.headers.items() == theirs.headers.items()
 
     def test_a_subclass_media_type_and_renderer_are_honoured(self) -> None:
         class Pretty(JSONResponse):
