@@ -7,7 +7,6 @@ destroyed at once. Needs the ``redis`` extra.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
@@ -30,6 +29,7 @@ from fw.auth.stores.tokens import (
     unexpired,
     well_formed,
 )
+from fw.auth.stores.watchdog import Watchdog
 from fw.errors import StartupError
 
 URL_KEY = "session.redis_url"
@@ -71,7 +71,7 @@ class RedisSessions:
         self.prefix = prefix
         self._client: aioredis.Redis = aioredis.from_url(
             url,
-            # Each command is bounded as a whole by :data:`_TIMEOUT` (``asyncio.timeout``): with a
+            # Each command is bounded as a whole by :data:`_TIMEOUT` (a Watchdog): with a
             # socket timeout, redis-py would wrap every send in ``asyncio.wait_for``, a task and two
             # more turns of the event loop on each signed-in request.
             socket_timeout=None,
@@ -85,6 +85,8 @@ class RedisSessions:
             retry_on_error=[RedisConnectionError],
         )
         self._put_script = self._client.register_script(_PUT)
+        #: Bounds each command by :data:`_TIMEOUT`, one timer for all of them (fw.auth.stores.watchdog).
+        self._deadline = Watchdog(_TIMEOUT)
 
     def _key(self, token: str) -> str:
         return f"{self.prefix}{token_digest(token)}"
@@ -102,7 +104,7 @@ class RedisSessions:
         keys = [self._key(token)] + ([self._account_key(account_id)] if account_id else [])
         keys += [self._mark_key(mark) for mark in sorted(session_marks(record))]
         try:
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 await self._put_script(keys=keys, args=[payload, ttl_ms, token_digest(token)])
         except _FAILURES as error:
             raise StoreUnavailable(_reason(error)) from None
@@ -116,7 +118,7 @@ class RedisSessions:
         if not well_formed(value):
             return None
         try:
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 raw = await self._client.get(self._key(value))
         except _FAILURES as error:
             raise StoreUnavailable(_reason(error)) from None
@@ -135,7 +137,7 @@ class RedisSessions:
         if not well_formed(value):
             return
         try:
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 await self._client.delete(self._key(value))
         except _FAILURES as error:
             raise StoreUnavailable(_reason(error)) from None
@@ -149,12 +151,12 @@ class RedisSessions:
     async def _delete_listed(self, index: str) -> int:
         """Destroy the sessions a digest set lists, then the set."""
         try:
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 digests = await self._client.smembers(index)
             keys = [f"{self.prefix}{_text(digest)}" for digest in digests]
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 gone = int(await self._client.delete(*keys)) if keys else 0
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 await self._client.delete(index)
         except _FAILURES as error:
             raise StoreUnavailable(_reason(error)) from None
@@ -164,9 +166,9 @@ class RedisSessions:
         """``SET NX`` then ``GET``: every process ends up with the first process's key."""
         key = f"{self.prefix}{SHARED_KEY_ID}"
         try:
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 await self._client.set(key, offer or os.urandom(32), nx=True)
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 value = await self._client.get(key)
         except _FAILURES as error:
             raise StoreUnavailable(_reason(error)) from None
@@ -176,7 +178,7 @@ class RedisSessions:
 
     async def check(self) -> None:
         try:
-            async with asyncio.timeout(_TIMEOUT):
+            with self._deadline:
                 await self._client.ping()
         except _FAILURES as error:
             raise StartupError(URL_KEY, self.url, f"Redis cannot be reached ({_reason(error)})") from None
