@@ -17,6 +17,7 @@ from starlette.background import BackgroundTask
 
 import fw
 from fw import responses as fw_responses
+from fw.problems import PROBLEM_MEDIA_TYPE, ProblemResponse
 from fw.responses import MAX_PLAIN_DEPTH, JSONResponse, render_json
 
 
@@ -230,6 +231,24 @@ class TestTheHeadersAreStarlettes:
         responses.JSONResponse.__init__(theirs, {"a": [1]}, status, headers, media_type, background)
         assert vars(ours) == vars(theirs)
         assert ours.headers.items() == theirs.headers.items()
+
+    @pytest.mark.parametrize("status", [100, 199, 200, 204, 304, 400, 401, 404, 503, 599])
+    @pytest.mark.parametrize(
+        "headers",
+        [None, {}, {"Retry-After": "5"}, {"Content-Type": "text/x"}, {"content-length": "2"}],
+        ids=repr,
+    )
+    def test_a_problem_response_is_what_starlettes_constructor_leaves_and_sends_as_before(
+        self, status: int, headers: dict[str, str] | None
+    ) -> None:
+        body = b'{"status":400,"code":"validation_failed"}'
+        ours = ProblemResponse(body, status, headers)
+        theirs = ProblemResponse.__new__(ProblemResponse)
+        responses.Response.__init__(theirs, body, status, headers)
+        assert vars(ours) == vars(theirs)
+        # The header list a problem was answered with before it had a class of its own.
+        before = responses.Response(body, status, headers, media_type=PROBLEM_MEDIA_TYPE)
+        assert (ours.raw_headers, ours.media_type) == (before.raw_headers, before.media_type)
 
     def test_a_subclass_media_type_and_renderer_are_honoured(self) -> None:
         class Pretty(JSONResponse):

@@ -17,12 +17,31 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from fw.responses import BODILESS, build_plain
+
 Location = Literal["input", "query", "payload", "path", "header", "cookie"]
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 #: What a 503 tells the client to wait (seconds) when the problem names no ``Retry-After`` itself.
 RETRY_AFTER_SECONDS = 5
 #: Compact UTF-8 JSON; every rejected request renders one document.
 _encode = msgspec.json.Encoder().encode
+_PROBLEM_TYPE = (b"content-type", PROBLEM_MEDIA_TYPE.encode("latin-1"))
+
+
+class ProblemResponse(Response):
+    """A problem document already rendered, as ``application/problem+json``.
+
+    Built in one step when it carries no headers of its own, as :class:`fw.JSONResponse` builds
+    the usual response (:mod:`fw.responses`): every rejected request answers with one.
+    """
+
+    media_type = PROBLEM_MEDIA_TYPE
+
+    def __init__(self, body: bytes, status_code: int, headers: Mapping[str, str] | None = None) -> None:
+        if not headers and status_code >= 200 and status_code not in BODILESS:
+            build_plain(self, status_code, body, None, _PROBLEM_TYPE)
+        else:
+            super().__init__(body, status_code, headers)
 
 
 @dataclass(slots=True)
@@ -84,8 +103,7 @@ class Problem(Exception):
         return document
 
     def response(self) -> Response:
-        body = _encode(self.to_dict())
-        return Response(body, status_code=self.status, headers=self.headers, media_type=PROBLEM_MEDIA_TYPE)
+        return ProblemResponse(_encode(self.to_dict()), self.status, self.headers)
 
 
 class BindError(Problem):

@@ -87,8 +87,24 @@ def render_json(content: Any) -> bytes:
 
 
 #: Statuses that Starlette gives no ``content-length`` (no body); they take Starlette's path.
-_BODILESS = frozenset({204, 304})
+BODILESS = frozenset({204, 304})
 _JSON_TYPE = (b"content-type", b"application/json")
+
+
+def build_plain(
+    response: responses.Response,
+    status_code: int,
+    body: bytes,
+    background: BackgroundTask | None,
+    content_type: tuple[bytes, bytes],
+) -> None:
+    """Leave on ``response`` what Starlette's ``Response.__init__`` leaves for a body already
+    rendered, no ``headers`` and no ``media_type``, a status of 200 or more other than 204 and
+    304, and a class media type that takes no charset (``content_type`` is its header)."""
+    response.status_code = status_code
+    response.background = background
+    response.body = body
+    response.raw_headers = [(b"content-length", b"%d" % len(body)), content_type]
 
 
 class JSONResponse(responses.JSONResponse):
@@ -107,14 +123,9 @@ class JSONResponse(responses.JSONResponse):
             and media_type is None
             and self.media_type == "application/json"
             and status_code >= 200
-            and status_code not in _BODILESS
-        ):
-            # The one-step construction (module docstring): what Starlette's __init__ and
-            # init_headers leave on the object for exactly these arguments.
-            self.status_code = status_code
-            self.background = background
-            body = self.body = self.render(content)
-            self.raw_headers = [(b"content-length", b"%d" % len(body)), _JSON_TYPE]
+            and status_code not in BODILESS
+        ):  # the one-step construction (module docstring)
+            build_plain(self, status_code, self.render(content), background, _JSON_TYPE)
             return
         super().__init__(content, status_code, headers, media_type, background)
 
