@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fw.problems import Problem
+from fw.watchdog import Watchdog
 
 _DEFAULT_MULTIPART = 1024 * 1024
 DEFAULT_MAX_REQUEST_BODY = 10 * 1024 * 1024
@@ -77,6 +78,13 @@ class BodyLimits:
     request: int = DEFAULT_MAX_REQUEST_BODY
     cbor: int = DEFAULT_CBOR_MAX_BODY
     timeout: float = DEFAULT_BODY_TIMEOUT
+    #: What bounds a body's reads by ``timeout`` (one timer for every body in flight,
+    #: :mod:`fw.watchdog`); ``None`` when there is no timeout.
+    watchdog: Watchdog | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.timeout > 0:
+            object.__setattr__(self, "watchdog", Watchdog(self.timeout))
 
     @classmethod
     def of(
@@ -152,19 +160,19 @@ def counting_receive(receive: Receive, limits: BodyLimits, declared: int | None)
     if declared is not None and declared > limit:
         return None
     seen = 0
-    timeout = limits.timeout
+    timeout, watchdog = limits.timeout, limits.watchdog
     deadline: float | None = None
     complete = False
 
     async def limited_receive() -> Message:
         nonlocal seen, deadline, complete
-        if complete or timeout <= 0:
+        if complete or watchdog is None:
             message = await receive()
         else:
             if deadline is None:
                 deadline = asyncio.get_running_loop().time() + timeout
             try:
-                async with asyncio.timeout_at(deadline):
+                with watchdog.until(deadline):
                     message = await receive()
             except TimeoutError:
                 raise BodyTimedOut(timeout) from None

@@ -29,8 +29,8 @@ from fw.auth.stores.tokens import (
     unexpired,
     well_formed,
 )
-from fw.auth.stores.watchdog import Watchdog
 from fw.errors import StartupError
+from fw.watchdog import Watchdog
 
 URL_KEY = "session.redis_url"
 #: Seconds one command (connecting, sending, the reply) may take before Redis counts as unavailable.
@@ -85,7 +85,7 @@ class RedisSessions:
             retry_on_error=[RedisConnectionError],
         )
         self._put_script = self._client.register_script(_PUT)
-        #: Bounds each command by :data:`_TIMEOUT`, one timer for all of them (fw.auth.stores.watchdog).
+        #: Bounds each command by :data:`_TIMEOUT`, one timer for all of them (fw.watchdog).
         self._deadline = Watchdog(_TIMEOUT)
 
     def _key(self, token: str) -> str:

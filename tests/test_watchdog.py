@@ -1,4 +1,4 @@
-"""fw.auth.stores.watchdog.Watchdog: a deadline per store command, one timer for all of them."""
+"""fw.watchdog.Watchdog: a deadline per store command, one timer for all of them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from fw.auth.stores.watchdog import Watchdog
+from fw.watchdog import Watchdog
 
 DEADLINE = 0.2
 
@@ -93,8 +93,25 @@ class TestMisuse:
 
     async def test_a_second_block_in_the_same_task_is_refused(self) -> None:
         watchdog = Watchdog(DEADLINE)
-        with watchdog, pytest.raises(RuntimeError, match="one command at a time"), watchdog:
+        with watchdog, pytest.raises(RuntimeError, match="one block at a time"), watchdog:
             pass
+
+
+class TestSharedDeadlines:
+    async def test_blocks_until_one_deadline_share_it(self) -> None:
+        watchdog = Watchdog(DEADLINE)
+        deadline = asyncio.get_running_loop().time() + DEADLINE
+        with watchdog.until(deadline):
+            await asyncio.sleep(DEADLINE / 2)
+        with pytest.raises(TimeoutError), watchdog.until(deadline):  # half the deadline is left
+            await asyncio.sleep(DEADLINE)
+
+    async def test_a_block_until_a_deadline_already_past_times_out_at_the_next_tick(self) -> None:
+        watchdog = Watchdog(DEADLINE)
+        started = time.monotonic()
+        with pytest.raises(TimeoutError), watchdog.until(asyncio.get_running_loop().time() - 1):
+            await asyncio.sleep(10)
+        assert time.monotonic() - started < DEADLINE / 4 + 0.2
 
 
 def test_one_watchdog_serves_event_loops_one_after_another() -> None:
