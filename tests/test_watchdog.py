@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
+import weakref
 
 import pytest
 
@@ -120,3 +122,15 @@ def test_one_watchdog_serves_event_loops_one_after_another() -> None:
         assert asyncio.run(bounded(watchdog, 0.01)) == "done"
         with pytest.raises(TimeoutError):
             asyncio.run(bounded(watchdog, 10))
+
+
+def test_a_loop_closed_before_its_timer_ran_is_not_kept_alive() -> None:
+    watchdog = Watchdog(60)
+    first = asyncio.new_event_loop()
+    first.run_until_complete(bounded(watchdog, 0))  # its timer would run 15 s later
+    first.close()
+    closed = weakref.ref(first)
+    del first
+    assert asyncio.run(bounded(watchdog, 0)) == "done"
+    gc.collect()
+    assert closed() is None

@@ -69,6 +69,7 @@ class Watchdog:
             deadline = loop.time() + self.seconds
         self._running[task] = (deadline, task.cancelling())
         if loop not in self._timers:
+            self._forget_closed_loops()
             self._timers[loop] = loop.call_later(self.seconds / 4, self._check, loop)
 
     def end(self, kind: type[BaseException] | None, error: BaseException | None) -> None:
@@ -82,6 +83,15 @@ class Watchdog:
             # The watchdog's cancellation is taken back; one from elsewhere is still counted.
             if task.uncancel() <= cancelling and kind is asyncio.CancelledError:
                 raise TimeoutError from error
+
+    def _forget_closed_loops(self) -> None:
+        """Drop the timers and tasks of event loops closed before their timer ran (a test's
+        loop, say), so that a watchdog shared by many loops one after another keeps none alive."""
+        for loop in [loop for loop in self._timers if loop.is_closed()]:
+            del self._timers[loop]
+        for task in [task for task in self._running if task.get_loop().is_closed()]:
+            del self._running[task]
+            self._expired.discard(task)
 
     def _check(self, loop: asyncio.AbstractEventLoop) -> None:
         """Cancel this loop's tasks past their deadline; look again while any block runs on it."""
