@@ -71,6 +71,7 @@ from fw.auth.stores.tokens import (
     well_formed,
 )
 from fw.errors import StartupError
+from fw.watchdog import Watchdog
 
 
 # Alike in shape to firestore.FirestoreLocation on purpose: each engine names, here, the few
@@ -200,6 +201,8 @@ class DynamoTable:
         self._stack = contextlib.AsyncExitStack()
         self._client: Any = None
         self._opening: asyncio.Lock | None = None
+        #: Bounds each call by :data:`_DEADLINE`, one timer for all of them (fw.watchdog).
+        self._deadline = Watchdog(_DEADLINE)
 
     async def client(self) -> Any:
         if self._client is not None:
@@ -235,7 +238,7 @@ class DynamoTable:
         """
         client = await self.client()
         try:
-            async with asyncio.timeout(_DEADLINE):
+            with self._deadline:
                 return await self._attempts(client, operation, arguments)
         except TimeoutError:
             raise StoreUnavailable(f"DynamoDB {operation}: no answer within {_DEADLINE} s") from None
