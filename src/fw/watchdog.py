@@ -2,9 +2,10 @@
 
 ``asyncio.timeout`` schedules a timer handle when its block starts and cancels it when the block
 ends: a push onto the event loop's heap, among the thousands of cancelled handles a busy loop
-holds until it purges them. On a signed-in request served from Redis that was most of what fw
-added to the ``GET`` (about 5% of the request's instructions, ``benchmarks/signed_in_page.py
---instructions``), and every request with a body paid it again for the body's deadline. A
+holds until it purges them. On a signed-in request served from Redis that was more than all fw
+spent beyond a hand-written session (about 4% of the request's instructions,
+``benchmarks/signed_in_page.py --instructions``), and every request with a body paid it again
+for the body's deadline. A
 :class:`Watchdog` notes the task and its deadline in a dict instead, and one timer, scheduled
 only while a block is in flight, cancels every task past its deadline each quarter of the
 watchdog's ``seconds``.
