@@ -24,14 +24,23 @@ async def test_sessions_are_read_at_once_after_redis_closed_every_pooled_connect
     store = RedisSessions(redis_url, prefix=f"fw-test-reconnect:{secrets.token_hex(4)}:")
     try:
         before = await _client_ids(admin)
-        token = await store.save({"account_id": "a1"}, time.time() + 600)
-        await asyncio.gather(*(store.load(token) for _ in range(20)))  # a pool of several connections
+        expires = time.time() + 600
+        # Writes in flight together hold a pooled connection each (reads of one turn share one).
+        tokens = await asyncio.gather(*(store.save({"account_id": "a1"}, expires) for _ in range(20)))
         ours = await _client_ids(admin) - before
         assert len(ours) > 1
         for client_id in ours:  # what a Redis restart does to each of them
             await admin.client_kill_filter(_id=client_id)
-        answers = await asyncio.gather(*(store.load(token) for _ in range(20)), return_exceptions=True)
+        answers = await asyncio.gather(*(store.load(token) for token in tokens), return_exceptions=True)
         assert answers == [{"account_id": "a1"}] * 20
+        for client_id in await _client_ids(admin) - before:
+            await admin.client_kill_filter(_id=client_id)
+        written = await asyncio.gather(
+            *(store.update(token, {"account_id": "a2"}, expires) for token in tokens), return_exceptions=True
+        )
+        assert written == tokens
+        token = tokens[0]
+        assert await store.load(token) == {"account_id": "a2"}
         await store.delete(token)
         assert await store.load(token) is None
     finally:

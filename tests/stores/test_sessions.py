@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -35,6 +36,21 @@ async def test_a_destroyed_session_no_longer_loads(recalling_backend: Backend) -
 async def test_an_expired_record_does_not_load(sessions: SessionStore) -> None:
     value = await sessions.save(dict(RECORD), time.time() - 1)
     assert await sessions.load(value) is None
+
+
+async def test_sessions_read_at_once_each_load_their_own_record(recalling_backend: Backend) -> None:
+    """Many signed-in requests of one turn of the event loop (a busy server): the Redis store
+    sends such reads together, each reader must still get exactly its own answer."""
+    sessions = recalling_backend.sessions
+    records = [{**RECORD, "account_id": unique("acct")} for _ in range(40)]
+    values = [await sessions.save(dict(record), time.time() + 60) for record in records]
+    gone = values[5]
+    await sessions.delete(gone)
+    asked = [*values, "A" * 43, values[0], "nonsense"]
+    loaded = await asyncio.gather(*(sessions.load(value) for value in asked))
+    expected = [*records, None, records[0], None]
+    expected[5] = None
+    assert loaded == expected
 
 
 @pytest.mark.parametrize("value", ["", "x", "A" * 43, "A" * 44, "!!!!", "A" * 4000, "fw:shared-key"])

@@ -20,6 +20,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from fw.auth.stores.errors import StoreUnavailable
+from fw.auth.stores.gathered import GatheredReads
 from fw.auth.stores.tokens import (
     SHARED_KEY_ID,
     Record,
@@ -87,6 +88,14 @@ class RedisSessions:
         self._put_script = self._client.register_script(_PUT)
         #: Bounds each command by :data:`_TIMEOUT`, one timer for all of them (fw.watchdog).
         self._deadline = Watchdog(_TIMEOUT)
+        #: The session reads of one turn of the event loop, sent as one ``MGET`` (the read of
+        #: every signed-in request; see fw.auth.stores.gathered).
+        self._reads: GatheredReads[bytes | str | None] = GatheredReads(
+            self._client.mget,
+            failures=_FAILURES,
+            failure=lambda error: StoreUnavailable(_reason(error)),
+            bound=self._deadline,
+        )
 
     def _key(self, token: str) -> str:
         return f"{self.prefix}{token_digest(token)}"
@@ -117,11 +126,7 @@ class RedisSessions:
     async def load(self, value: str) -> Record | None:
         if not well_formed(value):
             return None
-        try:
-            with self._deadline:
-                raw = await self._client.get(self._key(value))
-        except _FAILURES as error:
-            raise StoreUnavailable(_reason(error)) from None
+        raw = await self._reads.read(self._key(value))
         if raw is None:
             return None
         try:
