@@ -21,7 +21,8 @@ Two measures:
     .venv/bin/python benchmarks/signed_in_page.py [--duration 8] [--connections 32] [--rounds 3]
     .venv/bin/python benchmarks/signed_in_page.py --instructions [--requests 2000]
 
-To count another fw tree's instructions, point ``FW_BENCH_SRC`` at its ``src`` folder.
+To measure another fw tree (its servers and its instruction counts), point ``FW_BENCH_SRC`` at
+its ``src`` folder.
 """
 
 from __future__ import annotations

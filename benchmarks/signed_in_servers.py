@@ -27,6 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+# FW_BENCH_SRC points at another fw source tree (an older commit) to measure it the same way.
+sys.path.insert(0, os.environ.get("FW_BENCH_SRC") or str(Path(__file__).resolve().parents[1] / "src"))
+
 #: The account every session belongs to.
 ACCOUNT = {"account_id": "bench", "display_name": "Bench", "email": "bench@example.test"}
 #: A base64url secret of 32 random bytes, fixed so every run seals alike (never a real secret).

@@ -19,6 +19,7 @@ import pytest
 from backends import store_backend_for
 
 from e2e.support import PYTHON, REPO, app_processes, clean_env, free_port, oidc_only_env
+from fw.devidp import DevUser
 from fw.rdb.migrate import upgrade
 from fw.testing import TestIdentityProvider, identity_provider
 
@@ -125,3 +126,57 @@ def test_a_process_refuses_to_start_when_migrations_are_missing(tmp_path: Path) 
 
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _mget_calls(redis_url: str) -> int:
+    """How many ``MGET`` commands the Redis server at ``redis_url`` has run (its statistics)."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        stats = client.info("commandstats")
+    finally:
+        client.close()
+    return int(stats.get("cmdstat_mget", {}).get("calls", 0))
+
+
+def test_many_signed_in_requests_at_once_each_see_their_own_session_on_redis(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """Busy processes send the session reads of one turn of their event loop to Redis together:
+    under a crowd of requests for several people on two processes, every answer is its own
+    session's, and the reads were indeed gathered."""
+    dsn = f"sqlite:///{tmp_path / 'accounts.sqlite3'}"
+    asyncio.run(upgrade(dsn))
+    env = {"MIDDLEWARE_RDB_DSN": dsn, "SESSION_BACKEND": "redis", "SESSION_REDIS_URL": redis_url}
+    people = [DevUser(f"person{n}", f"Person {n}", f"person{n}@example.test") for n in range(6)]
+    with identity_provider(users=people) as idp, two_processes(tmp_path, idp, env) as (a, b):
+        cookies: dict[str, str] = {}
+        for person in people:
+            idp.login_user(person.sub)
+            with httpx2.Client(follow_redirects=True) as browser:
+                account_id = browser.get(f"{a}/auth/login?next=/me").json()["account_id"]
+                assert account_id
+                cookies[account_id] = session_cookie(browser)
+        assert len(cookies) == len(people)
+
+        async def crowd() -> list[tuple[str, str | None]]:
+            limits = httpx2.Limits(max_connections=200)
+            async with httpx2.AsyncClient(limits=limits, timeout=30) as client:
+
+                async def me(base: str, account_id: str) -> tuple[str, str | None]:
+                    answer = await client.get(
+                        f"{base}/me", headers={"Cookie": f"fw_session={cookies[account_id]}"}
+                    )
+                    assert answer.status_code == 200, answer.text
+                    return account_id, answer.json()["account_id"]
+
+                asked = [(base, account_id) for _ in range(12) for base in (a, b) for account_id in cookies]
+                return await asyncio.gather(*(me(base, account_id) for base, account_id in asked))
+
+        before = _mget_calls(redis_url)
+        answers = asyncio.run(crowd())
+        gathered = _mget_calls(redis_url) - before
+        assert len(answers) == 12 * 2 * len(people)
+        assert all(asked == answered for asked, answered in answers)
+        assert 0 < gathered < len(answers)  # one MGET served several requests
