@@ -91,6 +91,7 @@ class RedisSessions:
         #: The session reads of one turn of the event loop, sent as one ``MGET`` (the read of
         #: every signed-in request; see fw.auth.stores.gathered).
         self._reads: GatheredReads[bytes | str | None] = GatheredReads(
+            self._client.get,
             self._client.mget,
             failures=_FAILURES,
             failure=lambda error: StoreUnavailable(_reason(error)),
