@@ -7,7 +7,9 @@ connection stays open and nothing answers until the client's socket timeout, red
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 
 from auth_oidc.support import session_settings
 from private_servers import PrivateRedis
@@ -57,21 +59,27 @@ def test_while_redis_hangs_a_session_gets_503_after_one_socket_timeout_then_is_s
         assert_sessions_served_again(sessions)
 
 
+@contextlib.asynccontextmanager
+async def twelve_sessions(redis_server: PrivateRedis) -> AsyncIterator[tuple[RedisSessions, list[str]]]:
+    """A Redis session store on ``redis_server`` holding twelve sessions, closed afterwards."""
+    store = RedisSessions(redis_server.url, prefix="fw-test-together:")
+    try:
+        yield store, [await store.save(dict(RECORD), time.time() + 600) for _ in range(12)]
+    finally:
+        await store.close()
+
+
+RECORD = {"account_id": "a1", "kind": "session"}
+
+
 class TestSessionReadsInFlightTogether:
     """A busy App's session reads go to Redis together (one ``MGET`` a turn of its event loop):
     an outage must reach each of them as it reaches a lone read."""
 
-    RECORD = {"account_id": "a1", "kind": "session"}
-
-    async def _saved(self, store: RedisSessions, count: int) -> list[str]:
-        return [await store.save(dict(self.RECORD), time.time() + 600) for _ in range(count)]
-
     async def test_while_redis_hangs_every_read_in_flight_fails_by_the_deadline_then_all_are_served(
         self, redis_server: PrivateRedis
     ) -> None:
-        store = RedisSessions(redis_server.url, prefix="fw-test-together:")
-        try:
-            values = await self._saved(store, 12)
+        async with twelve_sessions(redis_server) as (store, values):
             redis_server.freeze()
             try:
                 started = time.monotonic()
@@ -83,23 +91,15 @@ class TestSessionReadsInFlightTogether:
             assert all(isinstance(answer, StoreUnavailable) for answer in answers), answers
             assert len({id(answer) for answer in answers}) == len(values)
             assert waited < 9.0  # one 5 s bound (a quarter later at most), slack for a slow machine
-            served = await asyncio.gather(*(store.load(value) for value in values))
-            assert served == [self.RECORD] * len(values)
-        finally:
-            await store.close()
+            assert await asyncio.gather(*(store.load(value) for value in values)) == [RECORD] * len(values)
 
     async def test_while_redis_is_killed_every_read_in_flight_is_refused_then_all_are_served(
         self, redis_server: PrivateRedis
     ) -> None:
-        store = RedisSessions(redis_server.url, prefix="fw-test-together:")
-        try:
-            values = await self._saved(store, 12)
+        async with twelve_sessions(redis_server) as (store, values):
             redis_server.save()
             redis_server.kill()
             answers = await asyncio.gather(*(store.load(value) for value in values), return_exceptions=True)
             assert all(isinstance(answer, StoreUnavailable) for answer in answers), answers
             redis_server.start()
-            served = await asyncio.gather(*(store.load(value) for value in values))
-            assert served == [self.RECORD] * len(values)
-        finally:
-            await store.close()
+            assert await asyncio.gather(*(store.load(value) for value in values)) == [RECORD] * len(values)

@@ -60,6 +60,24 @@ async def busy(store: FakeStore, reads: GatheredReads[str | None]) -> asyncio.Ta
     return first
 
 
+async def released(
+    store: FakeStore,
+    reads: GatheredReads[str | None],
+    keys: list[str],
+    *,
+    error: BaseException | None = None,
+    short: bool = False,
+) -> tuple[list[object], asyncio.Task[str | None]]:
+    """Reads of ``keys`` gathered behind a lone read the store holds, then the store let go
+    (failing with ``error``, or answering one value short): their answers, and the lone read."""
+    first = await busy(store, reads)
+    later = [asyncio.create_task(reads.read(key)) for key in keys]
+    await asyncio.sleep(0)
+    store.error, store.short = error, short
+    store.hold.set()
+    return list(await asyncio.gather(*later, return_exceptions=True)), first
+
+
 class TestWhenTheStoreIsIdle:
     async def test_a_lone_read_goes_at_once_by_itself(self) -> None:
         store = FakeStore({"a": "1"})
@@ -114,40 +132,26 @@ class TestWhileTheStoreIsBusy:
 
     async def test_a_failed_call_fails_every_reader_each_with_its_own_exception(self) -> None:
         store = FakeStore()
-        reads = gathered(store)
-        first = await busy(store, reads)
-        later = [asyncio.create_task(reads.read(f"k{n}")) for n in range(3)]
-        await asyncio.sleep(0)
-        store.error = ConnectionResetError("reset")
-        store.hold.set()
-        raised = await asyncio.gather(*later, first, return_exceptions=True)
+        reset = ConnectionResetError("reset")
+        raised, first = await released(store, gathered(store), ["k0", "k1", "k2"], error=reset)
+        with pytest.raises(StoreUnavailable) as lone:
+            await first
+        raised.append(lone.value)
         assert all(isinstance(error, StoreUnavailable) and str(error) == "store: reset" for error in raised)
         assert len({id(error) for error in raised}) == 4  # no traceback grows on a shared instance
 
     async def test_a_bug_in_the_call_reaches_each_reader_as_a_runtime_error_caused_by_it(self) -> None:
         store = FakeStore()
-        reads = gathered(store)
-        first = await busy(store, reads)
-        later = [asyncio.create_task(reads.read(f"k{n}")) for n in range(2)]
-        await asyncio.sleep(0)
-        store.error = KeyError("bug")
-        store.hold.set()
-        raised = await asyncio.gather(*later, return_exceptions=True)
+        raised, first = await released(store, gathered(store), ["k0", "k1"], error=KeyError("bug"))
         for error in raised:
             assert isinstance(error, RuntimeError)
             assert isinstance(error.__cause__, KeyError)
-        with pytest.raises(KeyError):
+        with pytest.raises(KeyError):  # a lone read raises it as it is
             await first
 
     async def test_a_call_answering_fewer_values_than_keys_fails_every_reader(self) -> None:
         store = FakeStore({"a": "1", "b": "2"})
-        reads = gathered(store)
-        first = await busy(store, reads)
-        later = [asyncio.create_task(reads.read(key)) for key in ("a", "b")]
-        await asyncio.sleep(0)
-        store.short = True
-        store.hold.set()
-        raised = await asyncio.gather(*later, return_exceptions=True)
+        raised, first = await released(store, gathered(store), ["a", "b"], short=True)
         assert all(isinstance(error, RuntimeError) for error in raised)
         assert "1 values came back for 2 keys" in str(raised[-1])
         assert await first is None  # a lone read is the store's own answer
