@@ -1,4 +1,4 @@
-"""Reads made while the store is busy, gathered into one call: a session read per turn, not per request.
+"""Reads made while the store is busy, gathered: one call to the store a turn of the event loop.
 
 A server under load starts several requests in one turn of its event loop (every connection that
 had a request ready), and each signed-in one reads its session before anything else is awaited.
