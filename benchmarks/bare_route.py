@@ -2,8 +2,9 @@
 
 What each framework costs per request when the handler does nothing: in process (each app
 called as an ASGI callable, best of interleaved rounds) and over HTTP (one uvicorn worker per
-app on 127.0.0.1, wrk, round-robin rounds, best round of each; servers and wrk on cores of
-their own, see ``cores.py``). Rows:
+app on 127.0.0.1, wrk, round-robin rounds, best round of each, and each app's ratio to the
+floor taken within a round, the median over rounds; servers and wrk on cores of their own, see
+``cores.py``). Rows:
 
 * raw ASGI callable (the floor): the same bytes sent with no framework;
 * a raw ASGI callable building a Starlette ``Request`` and sending Starlette's ``JSONResponse``:
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -59,11 +61,14 @@ SCOPE: dict[str, Any] = {
 }  # fmt: skip
 
 
+FLOOR = "raw ASGI callable (the floor)"
+
+
 def apps() -> list[tuple[str, str, Any]]:
     import bare_apps
 
     return [
-        ("raw ASGI callable (the floor)", "raw_asgi", bare_apps.raw_asgi),
+        (FLOOR, "raw_asgi", bare_apps.raw_asgi),
         ("raw ASGI + Request + JSONResponse", "starlette_objects", bare_apps.starlette_objects),
         ("raw ASGI + Request + fw.JSONResponse", "fw_objects", bare_apps.fw_objects),
         ("lean-core prototype", "lean_app", bare_apps.lean_app),
@@ -164,8 +169,12 @@ def profile(iterations: int) -> None:
     pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
 
 
-def over_http(seconds: int, connections: int, rounds: int) -> dict[str, float]:
-    """Requests/s of each app under uvicorn (one worker, no access log), best of round-robin rounds."""
+def over_http(seconds: int, connections: int, rounds: int) -> dict[str, list[float]]:
+    """Requests/s of each app under uvicorn (one worker, no access log), one figure per round.
+
+    Every round runs each app once, in turn; every other round in the reverse order, so that a
+    machine slowing down or speeding up during a round weighs on both ends of the list alike.
+    """
     wrk.require()
 
     def uvicorn(attribute: str) -> Callable[[int], list[str]]:
@@ -176,15 +185,29 @@ def over_http(seconds: int, connections: int, rounds: int) -> dict[str, float]:
         return command
 
     commands = [(label, uvicorn(attribute)) for label, attribute, _ in apps() if attribute]
-    best: dict[str, float] = {}
+    measured: dict[str, list[float]] = {label: [] for label, _ in commands}
     with wrk.servers(commands, stdout=subprocess.DEVNULL, wait_seconds=30) as servers:
         for _, port in servers:
             wrk.rps(f"http://127.0.0.1:{port}/hello", 1, connections)  # warm-up
-        for _ in range(rounds):
-            for label, port in servers:
-                rps = wrk.rps(f"http://127.0.0.1:{port}/hello", seconds, connections)
-                best[label] = max(best.get(label, 0.0), rps)
-    return best
+        for round_number in range(rounds):
+            for label, port in servers if round_number % 2 == 0 else reversed(servers):
+                measured[label].append(wrk.rps(f"http://127.0.0.1:{port}/hello", seconds, connections))
+    return measured
+
+
+def to_the_floor(measured: dict[str, list[float]]) -> dict[str, float]:
+    """Each app's req/s over the floor's in the same round, the median over the rounds.
+
+    On a machine whose speed moves from one minute to the next (a shared host), the best round
+    of each app may come from different minutes; a ratio taken within one round compares the
+    two at the same minute, and the median leaves out a round that one of them lost to a
+    neighbour.
+    """
+    floor = measured[FLOOR]
+    return {
+        label: statistics.median(rps / floor_rps for rps, floor_rps in zip(figures, floor, strict=True))
+        for label, figures in measured.items()
+    }
 
 
 def main() -> None:
@@ -223,20 +246,31 @@ def main() -> None:
         )
     if args.skip_http:
         return
-    rps = over_http(args.seconds, args.connections, args.http_rounds)
+    measured = over_http(args.seconds, args.connections, args.http_rounds)
+    rps = {label: max(figures) for label, figures in measured.items()}
+    paired = to_the_floor(measured)
     _table(
         f"Over HTTP: uvicorn, one worker each, wrk -t1 -c{args.connections} -d{args.seconds}s, "
-        f"best of {args.http_rounds} round-robin rounds, {cores.description()}",
-        ("req/s", "/ Starlette"),
-        {label: (f"{value:,.0f}", f"{value / rps['Starlette']:.2f}x") for label, value in rps.items()},
+        f"{args.http_rounds} round-robin rounds (best round; the floor's ratio taken round by round, "
+        f"median), {cores.description()}",
+        ("req/s", "/ Starlette", "/ the floor, same round", "req/s each round"),
+        {
+            label: (
+                f"{value:,.0f}",
+                f"{value / rps['Starlette']:.2f}x",
+                f"{paired[label]:.3f}x",
+                ", ".join(f"{figure:,.0f}" for figure in measured[label]),
+            )
+            for label, value in rps.items()
+        },
     )
 
 
-def _table(title: str, columns: tuple[str, str], rows: dict[str, tuple[str, str]]) -> None:
-    """A Markdown table of one figure and one ratio per app, under ``title``."""
-    print(f"{title}\n\n| app | {columns[0]} | {columns[1]} |\n|---|---:|---:|")
-    for label, (figure, ratio) in rows.items():
-        print(f"| {label} | {figure} | {ratio} |")
+def _table(title: str, columns: tuple[str, ...], rows: dict[str, tuple[str, ...]]) -> None:
+    """A Markdown table of figures and ratios per app, under ``title``."""
+    print(f"{title}\n\n| app | {' | '.join(columns)} |\n|---|{'---:|' * len(columns)}")
+    for label, cells in rows.items():
+        print(f"| {label} | {' | '.join(cells)} |")
     print()
 
 
