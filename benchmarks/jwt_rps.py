@@ -12,7 +12,9 @@ cache). With revocation off the run also times the floor (``serve_floor``: a raw
 checking only the RSA signature), which bounds what any verifying server can reach over the
 same HTTP server. Servers and wrk run on cores of their own (``cores.py``). ``--rounds``
 repeats every measurement round-robin and keeps each server's best, so the peers meet the same
-machine noise. Prints a Markdown table.
+machine noise; the two targets' ratios (a repeated token against the same App's bare route, a
+different token against the floor) are also taken within each round, from two measurements
+made one right after the other, and their median printed. Prints Markdown tables.
 
     .venv/bin/python benchmarks/jwt_rps.py [--duration 8] [--connections 32] [--rounds 2]
 """
@@ -24,6 +26,7 @@ import asyncio
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -128,7 +131,28 @@ def drop_pg_database(admin: str, dsn: str) -> None:
 
 
 SERVERS_IN_ORDER = ("fw", "starlette", "fastapi")
+#: The two pairs each target compares, measured one right after the other in every round.
+PAIRS = ((("fw", "repeated"), ("bare", "bare")), (("fw", "different"), ("floor", "different")))
 LABELS = {"fw": "fw", "starlette": "Starlette + joserfc", "fastapi": "FastAPI + PyJWT"}
+
+
+def measurement_order(kinds: tuple[str, ...], round_number: int) -> list[tuple[str, str]]:
+    """The ``(server, token)`` measurements of one round, in order.
+
+    The two of each target's pair (a repeated token and the same App's bare route; a different
+    token and the floor's) run one right after the other, the pair's order swapped every other
+    round, so that a ratio taken within a round compares two figures of the same minute on a
+    machine whose speed moves; the peers follow.
+    """
+    pairs = [pair for pair in PAIRS if all(kind in kinds or kind == "bare" for kind, _ in pair)]
+    order = [measurement for pair in pairs for measurement in (pair if round_number % 2 == 0 else pair[::-1])]
+    rest = [(kind, which) for which in ("repeated", "different") for kind in kinds]
+    return order + [measurement for measurement in rest if measurement not in order]
+
+
+def same_round_ratio(first: list[float], second: list[float]) -> float:
+    """The median over rounds of ``first``'s figure over ``second``'s in the same round."""
+    return statistics.median(a / b for a, b in zip(first, second, strict=True))
 
 
 def main() -> None:
@@ -155,6 +179,7 @@ def main() -> None:
     rows = []
     bare_rows = []
     floor_rows = []
+    rounds: dict[tuple[str, str, str], list[float]] = {}
     try:
         with LocalIssuer() as issuer:
             from datetime import timedelta
@@ -183,16 +208,15 @@ def main() -> None:
                         answer = httpx2.get(processes[kind][1], headers={"Authorization": f"Bearer {token}"})
                         assert answer.status_code == 200, (kind, answer.status_code, answer.text)
                         wrk(processes[kind][1], token, 2, args.connections)  # warm-up
-                    bare = processes["fw"][1].replace("/api/me", "/hello")
-                    for _ in range(args.rounds):
-                        for tokens, which in ((token, "repeated"), (cycling, "different")):
-                            for kind in kinds:
-                                result = wrk(processes[kind][1], tokens, args.duration, args.connections)
-                                if result[0] > best.get((kind, which), (0.0, ""))[0]:
-                                    best[(kind, which)] = result
-                        result = wrk(bare, None, args.duration, args.connections)
-                        if result[0] > best.get(("fw", "bare"), (0.0, ""))[0]:
-                            best[("fw", "bare")] = result
+                    urls = {kind: url for kind, (_process, url) in processes.items()}
+                    urls["bare"] = urls["fw"].replace("/api/me", "/hello")
+                    sources = {"repeated": token, "different": cycling, "bare": None}
+                    for round_number in range(args.rounds):
+                        for kind, which in measurement_order(kinds, round_number):
+                            result = wrk(urls[kind], sources[which], args.duration, args.connections)
+                            rounds.setdefault((label, kind, which), []).append(result[0])
+                            if result[0] > best.get((kind, which), (0.0, ""))[0]:
+                                best[(kind, which)] = result
                 finally:
                     for kind, (process, _url) in processes.items():
                         process.terminate()
@@ -209,7 +233,7 @@ def main() -> None:
                             (which, best[("floor", which)], best[("fw", which)], best[("fastapi", which)])
                         )
                 bare_rows.append(
-                    (label, best[("fw", "bare")], best[("fw", "repeated")], best[("fw", "different")])
+                    (label, best[("bare", "bare")], best[("fw", "repeated")], best[("fw", "different")])
                 )
     finally:
         drop_pg_database(admin, postgres)
@@ -248,6 +272,21 @@ def main() -> None:
                 f"| {which} | {floor_rps:,.0f} | {fa_rps:,.0f} | {floor_rps / fa_rps:.2f}x "
                 f"| {fw_rps / floor_rps:.0%} |"
             )
+    print(
+        f"\nThe targets' ratios taken within each round (the pair measured one right after the other), "
+        f"median of {args.rounds} rounds:\n"
+    )
+    print("| Scenario | repeated token / bare route, time | fw different token / the floor, req/s |")
+    print("|---|---:|---:|")
+    for label, _mode, _dsn in scenarios:
+        bare_ratio = same_round_ratio(rounds[(label, "bare", "bare")], rounds[(label, "fw", "repeated")])
+        floor_key = (label, "floor", "different")
+        floor_ratio = (
+            f"{same_round_ratio(rounds[(label, 'fw', 'different')], rounds[floor_key]):.0%}"
+            if floor_key in rounds
+            else "(no floor)"
+        )
+        print(f"| {label} | {bare_ratio:.2f}x | {floor_ratio} |")
 
 
 if __name__ == "__main__":
