@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -195,21 +194,6 @@ def over_http(seconds: int, connections: int, rounds: int) -> dict[str, list[flo
     return measured
 
 
-def to_the_floor(measured: dict[str, list[float]]) -> dict[str, float]:
-    """Each app's req/s over the floor's in the same round, the median over the rounds.
-
-    On a machine whose speed moves from one minute to the next (a shared host), the best round
-    of each app may come from different minutes; a ratio taken within one round compares the
-    two at the same minute, and the median leaves out a round that one of them lost to a
-    neighbour.
-    """
-    floor = measured[FLOOR]
-    return {
-        label: statistics.median(rps / floor_rps for rps, floor_rps in zip(figures, floor, strict=True))
-        for label, figures in measured.items()
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--iterations", type=int, default=100)
@@ -248,7 +232,7 @@ def main() -> None:
         return
     measured = over_http(args.seconds, args.connections, args.http_rounds)
     rps = {label: max(figures) for label, figures in measured.items()}
-    paired = to_the_floor(measured)
+    paired = {label: wrk.same_round_ratio(figures, measured[FLOOR]) for label, figures in measured.items()}
     _table(
         f"Over HTTP: uvicorn, one worker each, wrk -t1 -c{args.connections} -d{args.seconds}s, "
         f"{args.http_rounds} round-robin rounds (best round; the floor's ratio taken round by round, "

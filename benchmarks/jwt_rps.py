@@ -26,7 +26,6 @@ import asyncio
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import cores
 import httpx2
-from wrk import free_port, requests_per_second
+from wrk import free_port, requests_per_second, same_round_ratio
 from wrk import require as require_wrk
 from wrk import run as run_wrk
 
@@ -148,11 +147,6 @@ def measurement_order(kinds: tuple[str, ...], round_number: int) -> list[tuple[s
     order = [measurement for pair in pairs for measurement in (pair if round_number % 2 == 0 else pair[::-1])]
     rest = [(kind, which) for which in ("repeated", "different") for kind in kinds]
     return order + [measurement for measurement in rest if measurement not in order]
-
-
-def same_round_ratio(first: list[float], second: list[float]) -> float:
-    """The median over rounds of ``first``'s figure over ``second``'s in the same round."""
-    return statistics.median(a / b for a, b in zip(first, second, strict=True))
 
 
 def main() -> None:

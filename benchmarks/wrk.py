@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -105,3 +106,13 @@ def rps(url: str, seconds: int, connections: int, headers: Mapping[str, str] | N
     """Requests/s of ``GET url`` with these headers."""
     options = [part for name, value in (headers or {}).items() for part in ("-H", f"{name}: {value}")]
     return requests_per_second(run(url, seconds, connections, options))
+
+
+def same_round_ratio(first: Sequence[float], second: Sequence[float]) -> float:
+    """The median over rounds of ``first``'s figure over ``second``'s in the same round.
+
+    On a machine whose speed moves from one minute to the next (a shared host), two best rounds
+    may come from different minutes; a ratio taken within one round compares two figures of the
+    same minute, and the median leaves out a round that one of them lost to a neighbour.
+    """
+    return statistics.median(a / b for a, b in zip(first, second, strict=True))

@@ -59,6 +59,9 @@ def test_while_redis_hangs_a_session_gets_503_after_one_socket_timeout_then_is_s
         assert_sessions_served_again(sessions)
 
 
+RECORD = {"account_id": "a1", "kind": "session"}
+
+
 @contextlib.asynccontextmanager
 async def twelve_sessions(redis_server: PrivateRedis) -> AsyncIterator[tuple[RedisSessions, list[str]]]:
     """A Redis session store on ``redis_server`` holding twelve sessions, closed afterwards."""
@@ -67,9 +70,6 @@ async def twelve_sessions(redis_server: PrivateRedis) -> AsyncIterator[tuple[Red
         yield store, [await store.save(dict(RECORD), time.time() + 600) for _ in range(12)]
     finally:
         await store.close()
-
-
-RECORD = {"account_id": "a1", "kind": "session"}
 
 
 class TestSessionReadsInFlightTogether:

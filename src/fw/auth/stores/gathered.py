@@ -24,6 +24,7 @@ from typing import Generic, TypeVar
 from fw.watchdog import Watchdog
 
 Value = TypeVar("Value")
+Result = TypeVar("Result")
 
 #: The most reads one batch carries; a busier turn sends more than one.
 MOST_PER_BATCH = 128
@@ -72,14 +73,10 @@ class GatheredReads(Generic[Value]):
 
     async def read(self, key: str) -> Value:
         if not self._in_flight:
-            self._in_flight += 1
             try:
-                with self._bound:
-                    return await self._fetch_one(key)
+                return await self._waited(self._fetch_one(key))
             except self._failures as error:
                 raise self._failure(error) from None
-            finally:
-                self._in_flight -= 1
         loop = asyncio.get_running_loop()
         batch = self._open
         if batch is None or batch.loop is not loop or len(batch.keys) >= MOST_PER_BATCH:
@@ -89,6 +86,15 @@ class GatheredReads(Generic[Value]):
         batch.keys.append(key)
         batch.waiters.append(waiter)
         return await waiter
+
+    async def _waited(self, call: Awaitable[Result]) -> Result:
+        """``call`` (a lone read or a batch), bounded by the watchdog, counted in flight while it waits."""
+        self._in_flight += 1
+        try:
+            with self._bound:
+                return await call
+        finally:
+            self._in_flight -= 1
 
     def _close(self, batch: _Batch[Value]) -> None:
         """The turn is over: the batch is sent, from a task of its own."""
@@ -100,10 +106,8 @@ class GatheredReads(Generic[Value]):
 
     async def _send(self, batch: _Batch[Value]) -> None:
         waiters = batch.waiters
-        self._in_flight += 1
         try:
-            with self._bound:
-                values = await self._fetch(batch.keys)
+            values = await self._waited(self._fetch(batch.keys))
             if len(values) != len(batch.keys):
                 raise RuntimeError(f"{len(values)} values came back for {len(batch.keys)} keys")
         except Exception as error:
@@ -115,8 +119,6 @@ class GatheredReads(Generic[Value]):
             for waiter in waiters:
                 waiter.cancel()
             raise
-        finally:
-            self._in_flight -= 1
         for waiter, value in zip(waiters, values, strict=True):
             if not waiter.done():
                 waiter.set_result(value)
